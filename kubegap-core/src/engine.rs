@@ -1,0 +1,267 @@
+//! The engine: decode → parse (in parallel) → model → rules (in parallel) → one sort.
+//!
+//! Invariant: the report depends only on the set of inputs and the settings, never on the
+//! thread count or the order the inputs were given in.
+
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::config::Settings;
+use crate::finding::{Finding, Label, ParseError};
+use crate::haproxy::{self, HaproxyConfig};
+use crate::k8s::Graph;
+use crate::nginx::{self, NginxConfig};
+use crate::rule::{finding, Context, Sink};
+use crate::rules::{PARSE_ERROR, RULES};
+use crate::source::{FileId, FileKind, SourceFile, SourceMap, Span};
+use crate::yaml::{self, Document};
+
+/// One input: a file read from disk or stdin.
+#[derive(Clone, Debug)]
+pub struct Input {
+    /// The name as the user gave it (`<stdin>` for standard input).
+    pub name: String,
+    /// The path on disk, if any.
+    pub path: Option<PathBuf>,
+    /// The raw bytes.
+    pub bytes: Vec<u8>,
+    /// The kind of configuration.
+    pub kind: FileKind,
+}
+
+/// Counts for the summary line and the JSON `summary`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Files read (including included nginx files).
+    pub files: usize,
+    /// YAML documents parsed.
+    pub documents: usize,
+    /// Kubernetes objects found (List items count one each).
+    pub objects: usize,
+    /// Findings reported.
+    pub findings: usize,
+    /// Findings of severity error.
+    pub errors: usize,
+    /// Findings of severity warning.
+    pub warnings: usize,
+    /// Findings of severity info.
+    pub infos: usize,
+}
+
+/// The result of a run.
+#[derive(Debug)]
+pub struct Report {
+    /// Every file, for rendering.
+    pub files: SourceMap,
+    /// Findings in output order.
+    pub findings: Vec<Finding>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+/// Everything parsed, before rules run. Also used by `kubegap chains`.
+pub struct Workspace {
+    /// All files.
+    pub files: SourceMap,
+    /// All YAML documents.
+    pub documents: Vec<Document>,
+    /// The object graph.
+    pub graph: Graph,
+    /// haproxy.cfg files.
+    pub haproxy: Vec<HaproxyConfig>,
+    /// nginx configs.
+    pub nginx: Vec<NginxConfig>,
+    /// Parse errors (as findings).
+    pub parse_findings: Vec<Finding>,
+}
+
+impl Workspace {
+    /// The rule context over this workspace.
+    pub fn context<'a>(&'a self, settings: &'a Settings) -> Context<'a> {
+        Context {
+            files: &self.files,
+            documents: &self.documents,
+            k8s: &self.graph,
+            haproxy: &self.haproxy,
+            nginx: &self.nginx,
+            settings,
+        }
+    }
+}
+
+fn parse_finding(error: ParseError) -> Finding {
+    let mut f = finding(&PARSE_ERROR, error.span, error.message);
+    f.labels = error.labels;
+    f
+}
+
+/// Decodes and parses every input. Inputs are sorted by name first (and duplicates dropped), so
+/// file ids do not depend on argument order.
+pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
+    inputs.sort_by(|a, b| a.name.cmp(&b.name));
+    inputs.dedup_by(|a, b| a.name == b.name);
+    let mut files = SourceMap::default();
+    let mut parse_findings = Vec::new();
+    for input in inputs {
+        let text = match String::from_utf8(input.bytes) {
+            Ok(text) => text,
+            Err(error) => {
+                let at = error.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+                let id = FileId(files.len() as u32);
+                let len = text[at..].chars().next().map_or(0, char::len_utf8);
+                parse_findings.push(parse_finding(ParseError::new(
+                    Span::new(id, at, at + len),
+                    format!("invalid UTF-8 at byte {at}; the invalid bytes are read as U+FFFD"),
+                )));
+                text
+            }
+        };
+        files.add(SourceFile::new(input.name, input.path, text, input.kind));
+    }
+    let ids: Vec<(FileId, FileKind)> = files.iter().map(|(id, f)| (id, f.kind)).collect();
+
+    // nginx first and sequentially: includes add files, and ids must stay deterministic.
+    let nginx_mains: Vec<FileId> = ids
+        .iter()
+        .filter(|(_, k)| *k == FileKind::Nginx)
+        .map(|(id, _)| *id)
+        .collect();
+    let (nginx, nginx_errors) = nginx::load_all(&nginx_mains, &mut files, settings);
+    parse_findings.extend(nginx_errors.into_iter().map(parse_finding));
+
+    let files_ref = &files;
+    let parsed: Vec<(Vec<Document>, Option<HaproxyConfig>, Vec<ParseError>)> = ids
+        .par_iter()
+        .map(|(id, kind)| {
+            let text = &files_ref.get(*id).text;
+            match kind {
+                FileKind::Yaml => {
+                    let (docs, errors) = yaml::parse(*id, text);
+                    (docs, None, errors)
+                }
+                FileKind::Haproxy => {
+                    let (config, errors) = haproxy::parse(*id, text);
+                    (Vec::new(), Some(config), errors)
+                }
+                FileKind::Nginx => (Vec::new(), None, Vec::new()),
+            }
+        })
+        .collect();
+    let mut documents = Vec::new();
+    let mut haproxy = Vec::new();
+    for (docs, config, errors) in parsed {
+        documents.extend(docs);
+        haproxy.extend(config);
+        parse_findings.extend(errors.into_iter().map(parse_finding));
+    }
+    let graph = Graph::build(&documents);
+    Workspace {
+        files,
+        documents,
+        graph,
+        haproxy,
+        nginx,
+        parse_findings,
+    }
+}
+
+/// Runs every enabled rule over a workspace and returns the sorted report.
+pub fn check(workspace: Workspace, settings: &Settings) -> Report {
+    let cx = workspace.context(settings);
+    let rule_findings: Vec<Vec<Finding>> = RULES
+        .par_iter()
+        .filter(|rule| settings.rule_enabled(rule.id))
+        .map(|rule| {
+            let mut sink = Sink::new(rule);
+            (rule.check)(&cx, &mut sink);
+            sink.into_findings()
+        })
+        .collect();
+    let mut findings: Vec<Finding> = workspace.parse_findings.clone();
+    findings.retain(|f| settings.rule_enabled(f.rule));
+    findings.extend(rule_findings.into_iter().flatten());
+    for f in &mut findings {
+        if let Some(sev) = settings.severity.get(f.rule) {
+            f.severity = *sev;
+        }
+        if f.origin.is_none() {
+            f.origin = origin_of(&workspace.documents, f.span);
+        }
+    }
+    let files = &workspace.files;
+    findings.sort_by(|a, b| {
+        let ka = (
+            &files.get(a.span.file).name,
+            a.span.start,
+            a.span.end,
+            a.rule,
+            &a.message,
+        );
+        let kb = (
+            &files.get(b.span.file).name,
+            b.span.start,
+            b.span.end,
+            b.rule,
+            &b.message,
+        );
+        ka.cmp(&kb)
+            .then_with(|| label_key(files, &a.labels).cmp(&label_key(files, &b.labels)))
+    });
+    findings.dedup();
+    let summary = Summary {
+        files: workspace.files.len(),
+        documents: workspace.documents.len(),
+        objects: workspace.graph.object_count(),
+        findings: findings.len(),
+        errors: findings
+            .iter()
+            .filter(|f| f.severity == crate::finding::Severity::Error)
+            .count(),
+        warnings: findings
+            .iter()
+            .filter(|f| f.severity == crate::finding::Severity::Warning)
+            .count(),
+        infos: findings
+            .iter()
+            .filter(|f| f.severity == crate::finding::Severity::Info)
+            .count(),
+    };
+    Report {
+        files: workspace.files,
+        findings,
+        summary,
+    }
+}
+
+fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32, u32, &'a str)> {
+    labels
+        .iter()
+        .map(|l| {
+            (
+                files.get(l.span.file).name.as_str(),
+                l.span.start,
+                l.span.end,
+                l.message.as_str(),
+            )
+        })
+        .collect()
+}
+
+/// The Helm template a span's document came from.
+fn origin_of(documents: &[Document], span: Span) -> Option<String> {
+    // Documents are grouped by file and ordered by offset; find the one that contains the span.
+    let first = documents.partition_point(|d| d.file < span.file);
+    documents[first..]
+        .iter()
+        .take_while(|d| d.file == span.file)
+        .find(|d| d.start <= span.start && span.start <= d.end)
+        .and_then(|d| d.origin.as_ref().map(|(o, _)| o.clone()))
+}
+
+/// Loads and checks in one call.
+pub fn lint(inputs: Vec<Input>, settings: &Settings) -> Report {
+    let workspace = load(inputs, settings);
+    check(workspace, settings)
+}

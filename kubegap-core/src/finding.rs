@@ -1,0 +1,130 @@
+//! Findings: what rules and parsers report. The CLI turns them into human, JSON or SARIF output.
+
+use crate::source::Span;
+
+/// How serious a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Worth knowing.
+    Info,
+    /// Likely to cause an incident.
+    Warning,
+    /// Wrong: the configuration does not do what it says.
+    Error,
+}
+
+impl Severity {
+    /// The lowercase name used in output and configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    /// Parses `info`, `warning` or `error`.
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+/// A secondary location of a finding, possibly in another file.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Label {
+    /// Where.
+    pub span: Span,
+    /// What is there.
+    pub message: String,
+}
+
+/// One problem found in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule id, e.g. `k8s-service-target-port-missing`.
+    pub rule: &'static str,
+    /// Severity after configuration overrides.
+    pub severity: Severity,
+    /// What is wrong, lowercase, with user text in backticks.
+    pub message: String,
+    /// The primary location: the shortest span that explains the problem.
+    pub span: Span,
+    /// Other locations involved (the other half of a conflict, where a value came from).
+    pub labels: Vec<Label>,
+    /// What to do about it.
+    pub help: Option<String>,
+    /// Public incident reports and documentation behind the rule.
+    pub evidence: &'static [&'static str],
+    /// Extra lines shown under the message (e.g. a chain of hops), in order.
+    pub notes: Vec<String>,
+    /// The template a Helm document came from (`# Source:`), filled in by the engine.
+    pub origin: Option<String>,
+}
+
+impl Finding {
+    /// Adds a secondary label.
+    pub fn label(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Sets the help text.
+    pub fn help(&mut self, help: impl Into<String>) -> &mut Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds a note line.
+    pub fn note(&mut self, note: impl Into<String>) -> &mut Finding {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Overrides the rule's default severity for this finding (before configuration overrides).
+    pub fn severity(&mut self, severity: Severity) -> &mut Finding {
+        self.severity = severity;
+        self
+    }
+
+    /// The total order of the output: file, line, column (i.e. offset), then rule, then the rest.
+    pub fn sort_key(&self) -> (u32, u32, u32, &'static str, &str) {
+        (
+            self.span.file.0,
+            self.span.start,
+            self.span.end,
+            self.rule,
+            &self.message,
+        )
+    }
+}
+
+/// A problem a parser met. Parsers never fail: they return what they could read plus these, and
+/// the engine reports each as a `parse-error` finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// Where (an empty span at the error position is fine).
+    pub span: Span,
+    /// What went wrong, lowercase.
+    pub message: String,
+    /// Other locations (e.g. where an unclosed block was opened).
+    pub labels: Vec<Label>,
+}
+
+impl ParseError {
+    /// A parse error at `span`.
+    pub fn new(span: Span, message: impl Into<String>) -> ParseError {
+        ParseError {
+            span,
+            message: message.into(),
+            labels: Vec::new(),
+        }
+    }
+}

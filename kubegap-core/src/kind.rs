@@ -1,0 +1,149 @@
+//! File-kind detection: the one place that decides whether a path is a manifest, an
+//! haproxy.cfg or an nginx config.
+
+use std::path::Path;
+
+use crate::source::FileKind;
+
+/// Detects the kind of a file from its path and (optionally) the start of its content.
+///
+/// Returns `None` for files kubegap does not read. `head` should be the first few KiB.
+pub fn detect(path: &Path, head: Option<&[u8]>) -> Option<FileKind> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("yaml" | "yml" | "json") => return Some(FileKind::Yaml),
+        _ => {}
+    }
+    if name == "haproxy.cfg" || (name.starts_with("haproxy") && name.ends_with(".conf")) {
+        return Some(FileKind::Haproxy);
+    }
+    if name == "nginx.conf" {
+        return Some(FileKind::Nginx);
+    }
+    let head = head
+        .map(|h| String::from_utf8_lossy(h).into_owned())
+        .unwrap_or_default();
+    match ext.as_deref() {
+        Some("cfg") if looks_like_haproxy(&head) => Some(FileKind::Haproxy),
+        Some("conf") => {
+            let in_nginx_tree = path.components().any(|c| {
+                matches!(
+                    c.as_os_str().to_str(),
+                    Some("conf.d" | "sites-enabled" | "sites-available" | "nginx")
+                )
+            });
+            if looks_like_haproxy(&head) {
+                Some(FileKind::Haproxy)
+            } else if in_nginx_tree || looks_like_nginx(&head) {
+                Some(FileKind::Nginx)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first significant words of `text`, skipping comments and blank lines.
+fn first_keywords(text: &str, n: usize) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next())
+        .take(n)
+        .collect()
+}
+
+/// Whether the first keywords of a file are HAProxy section headers.
+pub fn looks_like_haproxy(text: &str) -> bool {
+    const SECTIONS: &[&str] = &[
+        "global",
+        "defaults",
+        "frontend",
+        "backend",
+        "listen",
+        "resolvers",
+        "peers",
+        "userlist",
+        "cache",
+        "program",
+        "http-errors",
+        "ring",
+        "mailers",
+        "crt-store",
+    ];
+    first_keywords(text, 1)
+        .first()
+        .is_some_and(|k| SECTIONS.contains(k))
+}
+
+/// Whether the content starts with nginx contexts or directives.
+pub fn looks_like_nginx(text: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "http",
+        "http{",
+        "server",
+        "server{",
+        "upstream",
+        "events",
+        "events{",
+        "user",
+        "worker_processes",
+        "location",
+        "map",
+        "include",
+        "stream",
+        "pid",
+        "error_log",
+        "load_module",
+        "worker_rlimit_nofile",
+        "proxy_pass",
+        "proxy_set_header",
+        "listen",
+        "server_name",
+        "root",
+        "log_format",
+    ];
+    first_keywords(text, 1)
+        .first()
+        .is_some_and(|k| STARTS.contains(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_kinds() {
+        assert_eq!(detect(Path::new("a/b.yaml"), None), Some(FileKind::Yaml));
+        assert_eq!(detect(Path::new("x.JSON"), None), Some(FileKind::Yaml));
+        assert_eq!(
+            detect(Path::new("etc/haproxy.cfg"), None),
+            Some(FileKind::Haproxy)
+        );
+        assert_eq!(
+            detect(Path::new("haproxy-edge.conf"), None),
+            Some(FileKind::Haproxy)
+        );
+        assert_eq!(
+            detect(Path::new("lb.cfg"), Some(b"# c\nglobal\n  daemon\n")),
+            Some(FileKind::Haproxy)
+        );
+        assert_eq!(detect(Path::new("setup.cfg"), Some(b"[metadata]\n")), None);
+        assert_eq!(detect(Path::new("nginx.conf"), None), Some(FileKind::Nginx));
+        assert_eq!(
+            detect(Path::new("etc/nginx/conf.d/app.conf"), Some(b"")),
+            Some(FileKind::Nginx)
+        );
+        assert_eq!(
+            detect(Path::new("site.conf"), Some(b"server {\n listen 80;\n}\n")),
+            Some(FileKind::Nginx)
+        );
+        assert_eq!(detect(Path::new("other.conf"), Some(b"[section]\n")), None);
+        assert_eq!(detect(Path::new("README.md"), None), None);
+    }
+}

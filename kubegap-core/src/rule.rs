@@ -1,0 +1,163 @@
+//! Declaring rules: one file per rule holds its documentation, metadata and check.
+//!
+//! A rule is a `static` [`Rule`] built by [`declare_rule!`]. The doc comment above it *is* the
+//! documentation that `kubegap explain` prints and that `docs/rules/` is generated from; its
+//! fenced examples tagged `invalid` / `valid` are run as tests (`tests/doc_examples.rs`).
+
+use crate::config::Settings;
+use crate::finding::{Finding, Severity};
+use crate::haproxy::HaproxyConfig;
+use crate::k8s::Graph;
+use crate::nginx::NginxConfig;
+use crate::source::{SourceMap, Span};
+use crate::yaml::Document;
+
+/// Everything a rule may look at. Rules are pure functions of this.
+pub struct Context<'a> {
+    /// All files of the run.
+    pub files: &'a SourceMap,
+    /// Every parsed YAML document of every file, in file order.
+    pub documents: &'a [Document],
+    /// The Kubernetes object graph built from the documents.
+    pub k8s: &'a Graph,
+    /// Parsed haproxy.cfg files.
+    pub haproxy: &'a [HaproxyConfig],
+    /// Parsed nginx configurations (each with its includes).
+    pub nginx: &'a [NginxConfig],
+    /// Resolved settings (versions, topology, options).
+    pub settings: &'a Settings,
+}
+
+/// A rule's check: reads the context, reports into the sink.
+pub type CheckFn = fn(&Context<'_>, &mut Sink);
+
+/// A rule: public id, default severity, documentation and check.
+pub struct Rule {
+    /// The public id, kebab-case, naming the bad pattern. Users' configs refer to it.
+    pub id: &'static str,
+    /// Severity unless a finding or the configuration says otherwise.
+    pub default_severity: Severity,
+    /// One-line summary for `kubegap rules`.
+    pub summary: &'static str,
+    /// Full Markdown documentation (the doc comment of the declaration).
+    pub docs: &'static str,
+    /// Links to the public incident reports and documentation the rule comes from.
+    pub evidence: &'static [&'static str],
+    /// Which inputs the rule reads (for documentation and doc-example tests).
+    pub domain: Domain,
+    /// The check.
+    pub check: CheckFn,
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The layer a rule looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Domain {
+    /// The parsers themselves.
+    Parse,
+    /// Kubernetes objects.
+    Kubernetes,
+    /// haproxy.cfg.
+    Haproxy,
+    /// nginx configs.
+    Nginx,
+    /// Ingress controllers, routes and cloud load balancers configured through objects.
+    Controller,
+    /// Several layers at once (timeout chains).
+    Chain,
+}
+
+/// Collects a rule's findings.
+pub struct Sink {
+    rule: &'static Rule,
+    findings: Vec<Finding>,
+}
+
+impl Sink {
+    /// A sink for one rule.
+    pub fn new(rule: &'static Rule) -> Sink {
+        Sink {
+            rule,
+            findings: Vec::new(),
+        }
+    }
+
+    /// Reports a finding at `span` and returns it for labels and help.
+    pub fn report(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
+        self.findings.push(finding(self.rule, span, message));
+        let last = self.findings.len() - 1;
+        &mut self.findings[last]
+    }
+
+    /// The findings reported so far.
+    pub fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+}
+
+/// A finding of `rule` at `span` with the rule's default severity and evidence.
+pub fn finding(rule: &'static Rule, span: Span, message: impl Into<String>) -> Finding {
+    Finding {
+        rule: rule.id,
+        severity: rule.default_severity,
+        message: message.into(),
+        span,
+        labels: Vec::new(),
+        help: None,
+        evidence: rule.evidence,
+        notes: Vec::new(),
+        origin: None,
+    }
+}
+
+/// Declares a rule. The doc comment becomes [`Rule::docs`]; its first line should be one sentence.
+///
+/// ```ignore
+/// declare_rule! {
+///     /// Flags X.
+///     pub static MY_RULE = {
+///         id: "my-rule", severity: Warning, domain: Kubernetes,
+///         summary: "…", evidence: &["https://…"], check: check,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis static $name:ident = {
+            id: $id:literal,
+            severity: $sev:ident,
+            domain: $domain:ident,
+            summary: $summary:literal,
+            evidence: $evidence:expr,
+            check: $check:expr $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        $vis static $name: $crate::rule::Rule = $crate::rule::Rule {
+            id: $id,
+            default_severity: $crate::finding::Severity::$sev,
+            summary: $summary,
+            docs: concat!($($doc, "\n"),*),
+            evidence: $evidence,
+            domain: $crate::rule::Domain::$domain,
+            check: $check,
+        };
+    };
+}
+
+/// What rule files import.
+pub mod prelude {
+    pub use crate::declare_rule;
+    pub use crate::finding::{Finding, Severity};
+    pub use crate::rule::{Context, Sink};
+    pub use crate::source::Span;
+}

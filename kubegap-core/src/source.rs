@@ -1,0 +1,224 @@
+//! Source files, byte spans, and the one place where byte offsets become lines and columns.
+
+use std::path::PathBuf;
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
+
+/// A byte range in one source file. Every key, value, directive and argument carries one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    /// The file the range is in.
+    pub file: FileId,
+    /// Start byte offset (inclusive).
+    pub start: u32,
+    /// End byte offset (exclusive).
+    pub end: u32,
+}
+
+impl Span {
+    /// A span over `start..end` of `file`.
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        let start = u32::try_from(start).unwrap_or(u32::MAX);
+        let end = u32::try_from(end).unwrap_or(u32::MAX).max(start);
+        Span { file, start, end }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    /// Whether the span covers no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+
+    /// The smallest span covering both (they must be in the same file).
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// What kind of configuration a file holds. Detection lives in [`crate::kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FileKind {
+    /// Kubernetes manifests: YAML (or JSON, which is YAML) streams.
+    Yaml,
+    /// An haproxy.cfg.
+    Haproxy,
+    /// An nginx configuration.
+    Nginx,
+}
+
+impl FileKind {
+    /// The lowercase name used by `--kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Yaml => "yaml",
+            FileKind::Haproxy => "haproxy",
+            FileKind::Nginx => "nginx",
+        }
+    }
+}
+
+/// 1-based line and column; the column counts characters, as editors do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column in characters.
+    pub column: u32,
+}
+
+/// One input file: its name as given, its text, and a line index.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The name as the user gave it (`<stdin>` for standard input).
+    pub name: String,
+    /// The path on disk, when there is one (used to resolve includes).
+    pub path: Option<PathBuf>,
+    /// The text. Invalid UTF-8 was replaced (and reported) when the file was loaded.
+    pub text: String,
+    /// The kind of configuration.
+    pub kind: FileKind,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    /// Builds a source file and its line index.
+    pub fn new(
+        name: impl Into<String>,
+        path: Option<PathBuf>,
+        text: String,
+        kind: FileKind,
+    ) -> SourceFile {
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
+            }
+        }
+        SourceFile {
+            name: name.into(),
+            path,
+            text,
+            kind,
+            line_starts,
+        }
+    }
+
+    /// Byte offsets at which lines start.
+    pub fn line_starts(&self) -> &[u32] {
+        &self.line_starts
+    }
+
+    /// 0-based line index of a byte offset.
+    pub fn line_index(&self, offset: u32) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        }
+    }
+
+    /// 1-based line and character column of a byte offset (clamped to the text).
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let offset = (offset as usize).min(self.text.len());
+        let line = self.line_index(offset as u32);
+        let start = self.line_starts[line] as usize;
+        let mut end = offset;
+        while end > start && !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let prefix = &self.text[start..end];
+        // A trailing `\r` of CRLF is not a column; the BOM at the file start is not either.
+        let mut column = prefix.chars().count();
+        if start == 0 && prefix.starts_with('\u{feff}') {
+            column -= 1;
+        }
+        LineCol {
+            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The text a span covers (empty if the span is out of range).
+    pub fn slice(&self, span: Span) -> &str {
+        self.text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+    }
+}
+
+/// All files of one run, indexed by [`FileId`].
+#[derive(Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// Adds a file and returns its id.
+    pub fn add(&mut self, file: SourceFile) -> FileId {
+        self.files.push(file);
+        FileId(u32::try_from(self.files.len() - 1).unwrap_or(u32::MAX))
+    }
+
+    /// The file with this id.
+    ///
+    /// # Panics
+    /// Only on an id that did not come from this map, which is a bug, not bad input.
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    /// Looks a file up by its path on disk.
+    pub fn find_path(&self, path: &std::path::Path) -> Option<FileId> {
+        self.files
+            .iter()
+            .position(|f| f.path.as_deref() == Some(path))
+            .map(|i| FileId(i as u32))
+    }
+
+    /// All files with their ids.
+    pub fn iter(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    /// Number of files.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether there are no files.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters() {
+        let f = SourceFile::new("t", None, "a: é\nbé: x\r\n".into(), FileKind::Yaml);
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        // `x` is after `bé: ` = 4 characters, 5 bytes.
+        let x = f.text.find('x').unwrap() as u32;
+        assert_eq!(f.line_col(x), LineCol { line: 2, column: 5 });
+    }
+
+    #[test]
+    fn bom_is_not_a_column() {
+        let f = SourceFile::new("t", None, "\u{feff}a: 1\n".into(), FileKind::Yaml);
+        assert_eq!(f.line_col(3), LineCol { line: 1, column: 1 });
+    }
+}
