@@ -28,6 +28,35 @@ pub struct Context<'a> {
     pub settings: &'a Settings,
 }
 
+impl<'a> Context<'a> {
+    /// The YAML node at a graph position.
+    pub fn node(&self, at: crate::k8s::At) -> crate::yaml::NodeRef<'a> {
+        self.documents[at.doc].node(at.node)
+    }
+
+    /// The span of the YAML node at a graph position.
+    pub fn span(&self, at: crate::k8s::At) -> Span {
+        self.documents[at.doc].span(at.node)
+    }
+
+    /// An object of the graph.
+    pub fn obj(&self, id: crate::k8s::ObjId) -> &'a crate::k8s::Object {
+        &self.k8s.objects[id]
+    }
+
+    /// `Kind/namespace/name` of an object, for messages.
+    pub fn describe(&self, id: crate::k8s::ObjId) -> String {
+        let o = self.obj(id);
+        format!("{} `{}/{}`", o.kind, o.namespace, o.name)
+    }
+
+    /// `file:line` of a span, for messages that cite where a number came from.
+    pub fn cite(&self, span: Span) -> String {
+        let file = self.files.get(span.file);
+        format!("{}:{}", file.name, file.line_col(span.start).line)
+    }
+}
+
 /// A rule's check: reads the context, reports into the sink.
 pub type CheckFn = fn(&Context<'_>, &mut Sink);
 

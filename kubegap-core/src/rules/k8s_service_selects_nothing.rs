@@ -1,0 +1,124 @@
+//! `k8s-service-selects-nothing`: a Service selector that matches no pod template.
+
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// A Service whose selector matches no pod template, in a namespace whose workloads are in
+    /// the input.
+    ///
+    /// ## What it does
+    /// Compares each Service's `spec.selector` with the pod template labels of the workloads in
+    /// the same namespace. It fires only when that namespace has workloads in the input, so a
+    /// Service linted alone is not flagged. Services without a selector (manual Endpoints,
+    /// `ExternalName`) are skipped.
+    ///
+    /// ## Why is this bad?
+    /// The Service has no endpoints: every request through it fails. Label changes in a chart
+    /// upgrade that touch the selector or the template labels on one side only cause exactly
+    /// this.
+    ///
+    /// ## Example
+    /// ```yaml,invalid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: web}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app.kubernetes.io/name: web}}
+    ///     spec: {containers: [{name: web, image: nginx:1.25}]}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: web}
+    /// spec:
+    ///   selector: {app: web}
+    ///   ports: [{port: 80}]
+    /// ```
+    ///
+    /// Use instead:
+    /// ```yaml,valid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: web}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: web}}
+    ///     spec: {containers: [{name: web, image: nginx:1.25}]}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: web}
+    /// spec:
+    ///   selector: {app: web}
+    ///   ports: [{port: 80}]
+    /// ```
+    ///
+    /// ## Peers
+    /// kube-score `service-targets-pod`, kube-linter `dangling-service`.
+    pub static K8S_SERVICE_SELECTS_NOTHING = {
+        id: "k8s-service-selects-nothing",
+        severity: Warning,
+        domain: Kubernetes,
+        summary: "a Service selector that matches no pod template of its namespace",
+        evidence: &[
+            "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
+            "https://kubernetes.io/docs/concepts/services-networking/service/#services-without-selectors",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    for service in &cx.k8s.services {
+        let Some(selector) = service.selector else {
+            continue;
+        };
+        if service.selector_labels.is_empty() {
+            continue;
+        }
+        let ns = &cx.obj(service.obj).namespace;
+        if !cx.k8s.namespace_has_workloads(ns) || !cx.k8s.service_targets(service).is_empty() {
+            continue;
+        }
+        let wanted: Vec<String> = service
+            .selector_labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        // The `selector` key: a block mapping's value starts on the next line.
+        let span = cx
+            .node(cx.obj(service.obj).at)
+            .get("spec")
+            .and_then(|spec| spec.get_entry("selector"))
+            .map_or_else(|| cx.span(selector), |(key, _)| key.span());
+        let f = sink.report(
+            span,
+            format!(
+                "selector `{}` of {} matches no pod template in namespace `{ns}`",
+                wanted.join(","),
+                cx.describe(service.obj)
+            ),
+        );
+        // Point at the closest miss: the workload sharing the most selector labels.
+        let closest = cx
+            .k8s
+            .workloads
+            .iter()
+            .filter(|w| &cx.obj(w.obj).namespace == ns)
+            .max_by_key(|w| {
+                service
+                    .selector_labels
+                    .iter()
+                    .filter(|(k, v)| w.labels.get(*k) == Some(v))
+                    .count()
+            });
+        if let Some(w) = closest {
+            let labels: Vec<String> = w.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            f.label(
+                cx.span(w.template),
+                format!("{} has labels `{}`", cx.describe(w.obj), labels.join(",")),
+            );
+        }
+        f.help("make the selector a subset of the pod template's labels");
+    }
+}

@@ -1,0 +1,187 @@
+//! `k8s-service-target-port-missing`: a Service port that no selected container declares.
+
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// A Service's `targetPort` that no container of the pods it selects declares.
+    ///
+    /// ## What it does
+    /// For every Service whose selector matches at least one pod template in the input, checks
+    /// that each port's `targetPort` is declared by a container of those pods: a named
+    /// `targetPort` must match a container port `name`; a numeric one must match a
+    /// `containerPort` when the selected containers declare ports at all (Kubernetes forwards to
+    /// undeclared numeric ports, so an image that declares none is not flagged). A missing
+    /// `targetPort` defaults to `port` and is checked the same way.
+    ///
+    /// ## Why is this bad?
+    /// A named `targetPort` that no container declares gives the Service no endpoints for that
+    /// port: requests fail while every pod is healthy. The classic way to get there is renaming
+    /// a port on one side only: GitLab.com's 2022-03-31 incident began with a Helm chart
+    /// upgrade that renamed the port names of Services and Deployments, which reconfigured the
+    /// GCP load balancer and served 50x errors.
+    ///
+    /// ## Example
+    /// ```yaml,invalid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: web}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: web}}
+    ///     spec:
+    ///       containers:
+    ///         - name: web
+    ///           image: nginx:1.25
+    ///           ports: [{name: http-web, containerPort: 8080}]
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: web}
+    /// spec:
+    ///   selector: {app: web}
+    ///   ports: [{port: 80, targetPort: http}]
+    /// ```
+    ///
+    /// Use instead:
+    /// ```yaml,valid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: web}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: web}}
+    ///     spec:
+    ///       containers:
+    ///         - name: web
+    ///           image: nginx:1.25
+    ///           ports: [{name: http, containerPort: 8080}]
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: web}
+    /// spec:
+    ///   selector: {app: web}
+    ///   ports: [{port: 80, targetPort: http}]
+    /// ```
+    ///
+    /// ## Peers
+    /// kube-score `service-targets-pod` and kube-linter `dangling-service` check the selector;
+    /// kube-linter `service-port` (non-default) checks the port names.
+    pub static K8S_SERVICE_TARGET_PORT_MISSING = {
+        id: "k8s-service-target-port-missing",
+        severity: Error,
+        domain: Kubernetes,
+        summary: "a Service targetPort (name or number) that no container of the selected pods declares",
+        evidence: &[
+            "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
+            "https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    for service in &cx.k8s.services {
+        let targets = cx.k8s.service_targets(service);
+        if targets.is_empty() {
+            continue;
+        }
+        let containers: Vec<_> = targets
+            .iter()
+            .flat_map(|w| w.containers.iter().filter(|c| !c.init))
+            .collect();
+        let any_declared = containers.iter().any(|c| !c.ports.is_empty());
+        let pods = targets
+            .iter()
+            .map(|w| cx.describe(w.obj))
+            .collect::<Vec<_>>()
+            .join(", ");
+        for port in &service.ports {
+            let (value_span, name, number) = match port.target_port {
+                Some(at) => {
+                    let node = cx.node(at);
+                    match node.as_i64() {
+                        Some(n) => (cx.span(at), None, Some(n)),
+                        None => match node.as_str() {
+                            // A quoted number is still a name to Kubernetes only if it is not
+                            // numeric; IntOrString accepts "8080" as the string "8080".
+                            Some(s) if !s.is_empty() => (cx.span(at), Some(s.to_string()), None),
+                            _ => continue,
+                        },
+                    }
+                }
+                None => match (port.port, cx.node(port.at).get("port")) {
+                    (Some(n), Some(node)) => (node.span(), None, Some(n)),
+                    _ => continue,
+                },
+            };
+            if let Some(name) = name {
+                if containers.iter().any(|c| {
+                    c.ports
+                        .iter()
+                        .any(|p| p.name.as_deref() == Some(name.as_str()))
+                }) {
+                    continue;
+                }
+                let declared: Vec<String> = containers
+                    .iter()
+                    .flat_map(|c| c.ports.iter().filter_map(|p| p.name.clone()))
+                    .collect();
+                let f = sink.report(
+                    value_span,
+                    format!(
+                        "targetPort `{name}` is not a port name of any container selected by {}",
+                        cx.describe(service.obj)
+                    ),
+                );
+                f.note(format!("selected: {pods}"));
+                if let Some(w) = targets.first() {
+                    f.label(cx.span(w.template), "pod template selected by this Service");
+                }
+                if declared.is_empty() {
+                    f.help("declare the port in the container's `ports` with this `name`, or use the port number");
+                } else {
+                    f.help(format!(
+                        "the selected containers name their ports {}",
+                        quote_list(&declared)
+                    ));
+                }
+            } else if let Some(number) = number {
+                if !any_declared
+                    || containers
+                        .iter()
+                        .any(|c| c.ports.iter().any(|p| p.number == Some(number)))
+                {
+                    continue;
+                }
+                let declared: Vec<String> = containers
+                    .iter()
+                    .flat_map(|c| {
+                        c.ports
+                            .iter()
+                            .filter_map(|p| p.number.map(|n| n.to_string()))
+                    })
+                    .collect();
+                let f = sink.report(
+                    value_span,
+                    format!("target port {number} is not a containerPort of any container selected by {}", cx.describe(service.obj)),
+                );
+                f.note(format!("selected: {pods}"));
+                if let Some(w) = targets.first() {
+                    f.label(cx.span(w.template), "pod template selected by this Service");
+                }
+                f.help(format!(
+                    "the selected containers declare {}",
+                    quote_list(&declared)
+                ));
+            }
+        }
+    }
+}
+
+fn quote_list(items: &[String]) -> String {
+    let mut items: Vec<String> = items.iter().map(|s| format!("`{s}`")).collect();
+    items.sort();
+    items.dedup();
+    items.join(", ")
+}
