@@ -14,9 +14,8 @@ pub fn detect(path: &Path, head: Option<&[u8]>) -> Option<FileKind> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("yaml" | "yml" | "json") => return Some(FileKind::Yaml),
-        _ => {}
+    if let Some("yaml" | "yml" | "json") = ext.as_deref() {
+        return Some(FileKind::Yaml);
     }
     if name == "haproxy.cfg" || (name.starts_with("haproxy") && name.ends_with(".conf")) {
         return Some(FileKind::Haproxy);
