@@ -477,10 +477,7 @@ pub fn parse(file: FileId, text: &str) -> (Vec<Document>, Vec<ParseError>) {
     let mut pending_origin: Option<(String, Span)> = None;
     let mut index = 0u32;
     let mut last_error_at: Option<u32> = None;
-    loop {
-        let Some(next) = parser.next_event() else {
-            break;
-        };
+    while let Some(next) = parser.next_event() {
         match next {
             Ok((event, span)) => {
                 let start = byte_of(&span.start);
