@@ -6,7 +6,7 @@ fn parse_str(text: &str) -> (Vec<Document>, Vec<ParseError>) {
     parse(FileId(0), text)
 }
 
-fn slice<'a>(text: &'a str, span: Span) -> &'a str {
+fn slice(text: &str, span: Span) -> &str {
     &text[span.start as usize..span.end as usize]
 }
 
