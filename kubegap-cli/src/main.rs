@@ -1,1 +1,8 @@
-fn main() {}
+//! The `kubegap` binary.
+
+use clap::Parser;
+
+fn main() {
+    let cli = kubegap_cli::args::Cli::parse();
+    std::process::exit(kubegap_cli::run(cli));
+}

@@ -85,7 +85,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             ),
         );
         if let Some(target) = hpa.target_ref {
-            f.label(cx.span(target), "scaled by this HPA");
+            let name = cx
+                .node(target)
+                .get("name")
+                .map_or_else(|| cx.span(target), |n| n.span());
+            f.label(name, format!("scaled by {}", cx.describe(hpa.obj)));
         }
         f.help("remove `spec.replicas` from the workload and let the HPA's `minReplicas` set the floor");
     }

@@ -135,9 +135,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     ),
                 );
                 f.note(format!("selected: {pods}"));
-                if let Some(w) = targets.first() {
-                    f.label(cx.span(w.template), "pod template selected by this Service");
-                }
+                label_containers(cx, f, &containers);
                 if declared.is_empty() {
                     f.help("declare the port in the container's `ports` with this `name`, or use the port number");
                 } else {
@@ -167,15 +165,39 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     format!("target port {number} is not a containerPort of any container selected by {}", cx.describe(service.obj)),
                 );
                 f.note(format!("selected: {pods}"));
-                if let Some(w) = targets.first() {
-                    f.label(cx.span(w.template), "pod template selected by this Service");
-                }
+                label_containers(cx, f, &containers);
                 f.help(format!(
                     "the selected containers declare {}",
                     quote_list(&declared)
                 ));
             }
         }
+    }
+}
+
+/// Labels each selected container at its `ports` key (or its name), saying what it declares.
+fn label_containers(cx: &Context<'_>, f: &mut Finding, containers: &[&crate::k8s::Container]) {
+    for c in containers.iter().take(3) {
+        let node = cx.node(c.at);
+        let Some((key, _)) = node.get_entry("ports").or_else(|| node.get_entry("name")) else {
+            continue;
+        };
+        let declared: Vec<String> = c
+            .ports
+            .iter()
+            .map(|p| match (&p.name, p.number) {
+                (Some(n), Some(num)) => format!("`{n}` ({num})"),
+                (None, Some(num)) => num.to_string(),
+                (Some(n), None) => format!("`{n}`"),
+                (None, None) => "?".to_string(),
+            })
+            .collect();
+        let text = if declared.is_empty() {
+            format!("container `{}` declares no ports", c.name)
+        } else {
+            format!("container `{}` declares {}", c.name, declared.join(", "))
+        };
+        f.label(key.span(), text);
     }
 }
 

@@ -1,0 +1,193 @@
+//! kubegap-cli: arguments, discovery, output formats and exit codes around `kubegap-core`.
+//!
+//! Only this crate knows about terminals, colours, wire formats and process exit codes.
+
+pub mod args;
+pub mod output;
+pub mod walk;
+
+use std::io::{IsTerminal, Write};
+
+use args::{Cli, Color, Command, FailOn, Format, KindArg, LintArgs};
+use kubegap_core::config::Version;
+use kubegap_core::rules::{find, RULES};
+use kubegap_core::{FileKind, Report, Settings, Severity};
+
+/// Exit code: nothing at or above `--fail-on`.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: findings at or above `--fail-on`.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit code: usage, configuration or I/O error of the command itself.
+pub const EXIT_ERROR: i32 = 2;
+
+/// Runs the CLI and returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Lint(args) => lint(&args),
+        Command::Chains(args) => chains(&args),
+        Command::Rules => {
+            let mut out = String::new();
+            let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
+            for rule in RULES {
+                out.push_str(&format!(
+                    "{:width$}  {:7}  {}\n",
+                    rule.id,
+                    rule.default_severity.name(),
+                    rule.summary
+                ));
+            }
+            write_stdout(&out)
+        }
+        Command::Explain { rule } => match find(&rule) {
+            Some(rule) => {
+                let mut out = format!(
+                    "# {} ({})\n\n{}",
+                    rule.id,
+                    rule.default_severity.name(),
+                    rule.docs
+                );
+                if !rule.evidence.is_empty() {
+                    out.push_str("\n## Evidence\n");
+                    for link in rule.evidence {
+                        out.push_str(&format!("- {link}\n"));
+                    }
+                }
+                write_stdout(&out)
+            }
+            None => {
+                let close: Vec<&str> = RULES
+                    .iter()
+                    .map(|r| r.id)
+                    .filter(|id| id.contains(rule.as_str()) || rule.contains(id))
+                    .collect();
+                eprintln!("error: unknown rule `{rule}`");
+                if !close.is_empty() {
+                    eprintln!("did you mean: {}", close.join(", "));
+                }
+                eprintln!("`kubegap rules` lists every rule");
+                EXIT_ERROR
+            }
+        },
+    }
+}
+
+fn write_stdout(text: &str) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => EXIT_OK,
+        // A closed pipe (`kubegap … | head`) is not an error worth a message.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("error: writing output: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// Builds settings from flags (and, later, the configuration file).
+pub fn settings(args: &LintArgs) -> Result<Settings, String> {
+    let mut settings = Settings::default();
+    for id in args.select.iter().chain(&args.ignore) {
+        if find(id).is_none() {
+            return Err(format!("unknown rule `{id}` (see `kubegap rules`)"));
+        }
+    }
+    if !args.select.is_empty() {
+        settings.select = Some(args.select.clone());
+    }
+    settings.ignore.clone_from(&args.ignore);
+    let version = |flag: &str, v: &Option<String>| -> Result<Option<Version>, String> {
+        match v {
+            None => Ok(None),
+            Some(text) => Version::parse(text)
+                .map(Some)
+                .ok_or_else(|| format!("{flag}: not a version: `{text}`")),
+        }
+    };
+    settings.haproxy_version = version("--haproxy-version", &args.haproxy_version)?;
+    settings.nginx_version = version("--nginx-version", &args.nginx_version)?;
+    settings.nginx_prefix.clone_from(&args.nginx_prefix);
+    settings.nodes = args.nodes;
+    settings.complete = args.complete;
+    settings.l7_in_front = args.l7_in_front;
+    Ok(settings)
+}
+
+fn forced_kind(args: &LintArgs) -> Option<FileKind> {
+    args.kind.map(|k| match k {
+        KindArg::Yaml => FileKind::Yaml,
+        KindArg::Haproxy => FileKind::Haproxy,
+        KindArg::Nginx => FileKind::Nginx,
+    })
+}
+
+fn setup_threads(args: &LintArgs) {
+    if let Some(n) = args.threads {
+        // Fails only if a pool exists already (tests calling run twice); the old one is fine.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
+    }
+}
+
+fn use_color(choice: Color) -> bool {
+    match choice {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// The exit code for a report under `--fail-on`.
+pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
+    let threshold = match fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Info => Severity::Info,
+        FailOn::Never => return EXIT_OK,
+    };
+    if report.findings.iter().any(|f| f.severity >= threshold) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+fn lint(args: &LintArgs) -> i32 {
+    let settings = match settings(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    setup_threads(args);
+    let discovered = walk::discover(&args.paths, forced_kind(args));
+    for e in &discovered.errors {
+        eprintln!("error: {e}");
+    }
+    let report = kubegap_core::lint(discovered.inputs, &settings);
+    let text = match args.format {
+        Format::Human => output::human::render(&report, use_color(args.color)),
+        Format::Json => output::json::render(&report),
+        Format::Sarif => output::sarif::render(&report),
+        Format::Github => output::github::render(&report),
+    };
+    let written = write_stdout(&text);
+    if !discovered.errors.is_empty() || written != EXIT_OK {
+        return EXIT_ERROR;
+    }
+    exit_code(&report, args.fail_on)
+}
+
+fn chains(args: &LintArgs) -> i32 {
+    let _ = args;
+    eprintln!("error: `kubegap chains` is not implemented yet");
+    EXIT_ERROR
+}

@@ -1,0 +1,115 @@
+//! `--format json`: a versioned contract (`version: 1`). Field order is stable.
+
+use serde::Serialize;
+
+use kubegap_core::Report;
+
+use super::position;
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    version: u32,
+    findings: Vec<JsonFinding<'a>>,
+    summary: JsonSummary,
+}
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    file: &'a str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<&'a str>,
+    labels: Vec<JsonLabel<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help: Option<&'a str>,
+    evidence: &'a [&'a str],
+}
+
+#[derive(Serialize)]
+struct JsonLabel<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    files: usize,
+    documents: usize,
+    objects: usize,
+    findings: usize,
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+}
+
+/// Renders the report as pretty JSON with a trailing newline.
+pub fn render(report: &Report) -> String {
+    let findings = report
+        .findings
+        .iter()
+        .map(|f| {
+            let file = report.files.get(f.span.file);
+            let (line, column, end_line, end_column) = position(file, f.span);
+            JsonFinding {
+                rule: f.rule,
+                severity: f.severity.name(),
+                message: &f.message,
+                file: &file.name,
+                line,
+                column,
+                end_line,
+                end_column,
+                origin: f.origin.as_deref(),
+                labels: f
+                    .labels
+                    .iter()
+                    .map(|l| {
+                        let lf = report.files.get(l.span.file);
+                        let (line, column, end_line, end_column) = position(lf, l.span);
+                        JsonLabel {
+                            file: &lf.name,
+                            line,
+                            column,
+                            end_line,
+                            end_column,
+                            message: &l.message,
+                        }
+                    })
+                    .collect(),
+                notes: f.notes.iter().map(String::as_str).collect(),
+                help: f.help.as_deref(),
+                evidence: f.evidence,
+            }
+        })
+        .collect();
+    let s = &report.summary;
+    let doc = JsonReport {
+        version: 1,
+        findings,
+        summary: JsonSummary {
+            files: s.files,
+            documents: s.documents,
+            objects: s.objects,
+            findings: s.findings,
+            errors: s.errors,
+            warnings: s.warnings,
+            infos: s.infos,
+        },
+    };
+    let mut out =
+        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    out.push('\n');
+    out
+}

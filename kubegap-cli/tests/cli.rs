@@ -1,0 +1,343 @@
+//! CLI behaviour: stdin, Helm origins, `kind: List`, exit codes, formats, determinism.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn kubegap(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubegap"));
+    cmd.args(args)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn kubegap");
+    if let Some(bytes) = stdin {
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn helm_stream_on_stdin_keeps_origins_and_stream_lines() {
+    let stream = std::fs::read(root().join("testdata/cli/helm-stream.yaml")).unwrap();
+    let out = kubegap(&["lint", "-", "--format", "json"], Some(&stream));
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let findings = v["findings"].as_array().unwrap();
+    let port = findings
+        .iter()
+        .find(|f| f["rule"] == "k8s-service-target-port-missing")
+        .unwrap();
+    assert_eq!(port["file"], "<stdin>");
+    assert_eq!(port["origin"], "shop/templates/service.yaml");
+    assert_eq!(
+        (port["line"].as_u64(), port["column"].as_u64()),
+        (Some(37), Some(19))
+    );
+    assert_eq!(
+        (port["end_line"].as_u64(), port["end_column"].as_u64()),
+        (Some(37), Some(23))
+    );
+    // The label points into the Deployment's template, another document of the stream.
+    assert_eq!(port["labels"][0]["line"].as_u64(), Some(22));
+    let hpa = findings
+        .iter()
+        .find(|f| f["rule"] == "k8s-hpa-with-static-replicas")
+        .unwrap();
+    assert_eq!(hpa["origin"], "shop/templates/deployment.yaml");
+    assert_eq!(hpa["line"].as_u64(), Some(10));
+    assert_eq!(v["summary"]["documents"].as_u64(), Some(3));
+}
+
+#[test]
+fn json_shape_is_the_documented_contract() {
+    let out = kubegap(
+        &[
+            "lint",
+            "testdata/cli/helm-stream.yaml",
+            "testdata/cli/clean.yaml",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    insta::assert_snapshot!("json_contract", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn kubectl_list_items_are_objects() {
+    let list = std::fs::read(root().join("testdata/cli/kubectl-list.yaml")).unwrap();
+    let out = kubegap(
+        &["lint", "-", "--format", "json", "--fail-on", "warning"],
+        Some(&list),
+    );
+    let v = json(&out);
+    assert_eq!(v["summary"]["objects"].as_u64(), Some(2));
+    assert_eq!(v["summary"]["documents"].as_u64(), Some(1));
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "k8s-service-selects-nothing");
+    assert_eq!(f["line"].as_u64(), Some(34));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn exit_codes_follow_fail_on() {
+    let clean = kubegap(&["lint", "testdata/cli/clean.yaml"], None);
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stdout)
+    );
+    let list = "testdata/cli/kubectl-list.yaml"; // one warning, no error
+    assert_eq!(kubegap(&["lint", list], None).status.code(), Some(0));
+    assert_eq!(
+        kubegap(&["lint", list, "--fail-on", "warning"], None)
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        kubegap(&["lint", list, "--fail-on", "info"], None)
+            .status
+            .code(),
+        Some(1)
+    );
+    let helm = "testdata/cli/helm-stream.yaml"; // an error
+    assert_eq!(kubegap(&["lint", helm], None).status.code(), Some(1));
+    assert_eq!(
+        kubegap(&["lint", helm, "--fail-on", "never"], None)
+            .status
+            .code(),
+        Some(0)
+    );
+    // Errors of the command itself.
+    assert_eq!(
+        kubegap(&["lint", "testdata/cli/does-not-exist.yaml"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        kubegap(&["lint", helm, "--select", "no-such-rule"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        kubegap(&["lint", "--format", "xml", helm], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        kubegap(&["explain", "no-such-rule"], None).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn bad_input_is_a_finding_and_the_rest_is_still_linted() {
+    let out = kubegap(
+        &[
+            "lint",
+            "testdata/cli/malformed.yaml",
+            "testdata/cli/invalid-utf8.yaml",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let rules: Vec<(&str, &str, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap(),
+                f["file"].as_str().unwrap(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        vec![
+            ("parse-error", "testdata/cli/invalid-utf8.yaml", 4),
+            ("parse-error", "testdata/cli/malformed.yaml", 5),
+            // The document after the broken one is still linted (its namespace has no workloads,
+            // so no selector finding; but it is counted).
+        ]
+    );
+    assert_eq!(v["summary"]["objects"].as_u64(), Some(2));
+}
+
+#[test]
+fn output_is_identical_for_any_thread_count_and_argument_order() {
+    let a = kubegap(
+        &["lint", "testdata", "--threads", "1", "--format", "json"],
+        None,
+    );
+    let b = kubegap(
+        &["lint", "testdata", "--threads", "2", "--format", "json"],
+        None,
+    );
+    let c = kubegap(
+        &[
+            "lint",
+            "testdata/rules",
+            "testdata/cli",
+            "testdata/examples",
+            "--threads",
+            "2",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let d = kubegap(
+        &[
+            "lint",
+            "testdata/examples",
+            "testdata/cli",
+            "testdata/rules",
+            "--threads",
+            "1",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert!(!a.stdout.is_empty());
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(c.stdout, d.stdout);
+    let h1 = kubegap(
+        &["lint", "testdata", "--threads", "1", "--color", "never"],
+        None,
+    );
+    let h2 = kubegap(
+        &["lint", "testdata", "--threads", "2", "--color", "never"],
+        None,
+    );
+    assert_eq!(h1.stdout, h2.stdout);
+}
+
+#[test]
+fn human_output_shows_the_source_line_and_honours_color_flags() {
+    let out = kubegap(
+        &["lint", "testdata/cli/helm-stream.yaml", "--color", "never"],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("targetPort: http"), "{text}");
+    assert!(
+        text.contains("in Helm template shop/templates/service.yaml"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'));
+    let colored = kubegap(
+        &["lint", "testdata/cli/helm-stream.yaml", "--color", "always"],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&colored.stdout).contains('\u{1b}'));
+    // `auto` with NO_COLOR set (and a pipe) never colours.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubegap"));
+    let no_color = cmd
+        .args(["lint", "testdata/cli/helm-stream.yaml"])
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&no_color.stdout).contains('\u{1b}'));
+    insta::assert_snapshot!("human_helm_stream", text);
+}
+
+#[test]
+fn github_and_sarif_formats() {
+    let gh = kubegap(
+        &[
+            "lint",
+            "testdata/cli/helm-stream.yaml",
+            "--format",
+            "github",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&gh.stdout);
+    assert!(text.starts_with("::warning file=testdata/cli/helm-stream.yaml,line=10,endLine=10,col=13,endColumn=14,title=kubegap (k8s-hpa-with-static-replicas)::"), "{text}");
+    assert!(
+        text.contains("::error file=testdata/cli/helm-stream.yaml,line=37"),
+        "{text}"
+    );
+    let sarif = kubegap(
+        &["lint", "testdata/cli/helm-stream.yaml", "--format", "sarif"],
+        None,
+    );
+    let v = json(&sarif);
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    assert_eq!(run["tool"]["driver"]["rules"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        run["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64(),
+        Some(37)
+    );
+    assert_eq!(sarif.status.code(), Some(1));
+}
+
+#[test]
+fn rules_and_explain() {
+    let out = kubegap(&["rules"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for rule in kubegap_core::rules::RULES {
+        assert!(
+            text.lines().any(|l| l.starts_with(rule.id)),
+            "{} missing",
+            rule.id
+        );
+    }
+    let explain = kubegap(&["explain", "k8s-service-target-port-missing"], None);
+    let text = String::from_utf8_lossy(&explain.stdout);
+    assert_eq!(explain.status.code(), Some(0));
+    assert!(text.contains("## Why is this bad?"));
+    assert!(text
+        .contains("https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/"));
+}
+
+#[test]
+fn discovery_honours_gitignore_and_skips_vcs_dirs() {
+    let dir = std::env::temp_dir().join(format!("kubegap-walk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::create_dir_all(dir.join("vendor")).unwrap();
+    let bad = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n";
+    std::fs::write(dir.join(".git/bad.yaml"), bad).unwrap();
+    std::fs::write(dir.join("vendor/bad.yaml"), bad).unwrap();
+    std::fs::write(dir.join(".gitignore"), "vendor/\n").unwrap();
+    std::fs::write(
+        dir.join("ok.yml"),
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("notes.txt"), bad).unwrap();
+    let out = kubegap(&["lint", dir.to_str().unwrap(), "--format", "json"], None);
+    let v = json(&out);
+    assert_eq!(v["summary"]["files"].as_u64(), Some(1), "{v}");
+    assert_eq!(out.status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
