@@ -22,6 +22,10 @@ pub const NESTING_LIMIT: usize = 512;
 /// How many alias or merge hops an accessor follows before giving up.
 const ALIAS_HOPS: usize = 16;
 
+/// How many mappings one merge-key lookup may visit: `<<: [*a, *a, …]` nested through aliases
+/// would otherwise make a lookup exponential (a "billion laughs" of merge keys).
+const MERGE_BUDGET: usize = 1_000;
+
 /// How a scalar was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarStyle {
@@ -221,14 +225,21 @@ impl<'a> NodeRef<'a> {
     /// Entries of a mapping including those merged with `<<` (explicit keys win), bounded.
     pub fn entries(&self) -> Vec<(NodeRef<'a>, NodeRef<'a>)> {
         let mut out: Vec<(NodeRef<'a>, NodeRef<'a>)> = Vec::new();
-        self.collect_entries(&mut out, 0);
+        let mut budget = MERGE_BUDGET;
+        self.collect_entries(&mut out, 0, &mut budget);
         out
     }
 
-    fn collect_entries(&self, out: &mut Vec<(NodeRef<'a>, NodeRef<'a>)>, depth: usize) {
-        if depth > ALIAS_HOPS || out.len() > 100_000 {
+    fn collect_entries(
+        &self,
+        out: &mut Vec<(NodeRef<'a>, NodeRef<'a>)>,
+        depth: usize,
+        budget: &mut usize,
+    ) {
+        if depth > ALIAS_HOPS || *budget == 0 {
             return;
         }
+        *budget -= 1;
         let mut merges = Vec::new();
         for (k, v) in self.own_entries() {
             if k.is_plain() && k.as_str() == Some("<<") {
@@ -243,10 +254,10 @@ impl<'a> NodeRef<'a> {
         for m in merges {
             let m = m.resolve();
             if m.is_map() {
-                m.collect_entries(out, depth + 1);
+                m.collect_entries(out, depth + 1, budget);
             } else {
                 for item in m.items() {
-                    item.collect_entries(out, depth + 1);
+                    item.collect_entries(out, depth + 1, budget);
                 }
             }
         }
@@ -259,13 +270,20 @@ impl<'a> NodeRef<'a> {
 
     /// The key node and value of `key`.
     pub fn get_entry(&self, key: &str) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
-        self.get_entry_depth(key, 0)
+        let mut budget = MERGE_BUDGET;
+        self.get_entry_depth(key, 0, &mut budget)
     }
 
-    fn get_entry_depth(&self, key: &str, depth: usize) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
-        if depth > ALIAS_HOPS {
+    fn get_entry_depth(
+        &self,
+        key: &str,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+        if depth > ALIAS_HOPS || *budget == 0 {
             return None;
         }
+        *budget -= 1;
         let mut merges = Vec::new();
         for (k, v) in self.own_entries() {
             match k.as_str() {
@@ -277,12 +295,12 @@ impl<'a> NodeRef<'a> {
         for m in merges {
             let m = m.resolve();
             if m.is_map() {
-                if let Some(found) = m.get_entry_depth(key, depth + 1) {
+                if let Some(found) = m.get_entry_depth(key, depth + 1, budget) {
                     return Some(found);
                 }
             } else {
                 for item in m.items() {
-                    if let Some(found) = item.get_entry_depth(key, depth + 1) {
+                    if let Some(found) = item.get_entry_depth(key, depth + 1, budget) {
                         return Some(found);
                     }
                 }
