@@ -86,6 +86,16 @@ impl Duration {
         matches!(self.value, DurationValue::Infinite | DurationValue::Ms(0))
     }
 
+    /// As a timeout, when known: `Some(Some(ms))` for a finite limit, `Some(None)` for no
+    /// limit (`0` or `infinite`), `None` for a variable.
+    pub fn limit(&self) -> Option<Option<u64>> {
+        match self.value {
+            DurationValue::Ms(0) | DurationValue::Infinite => Some(None),
+            DurationValue::Ms(ms) => Some(Some(ms)),
+            DurationValue::Symbolic => None,
+        }
+    }
+
     /// As a timeout: `Some(ms)` when finite and non-zero, `None` when unlimited or symbolic.
     pub fn timeout_ms(&self) -> Option<u64> {
         match self.value {

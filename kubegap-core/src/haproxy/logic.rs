@@ -180,6 +180,26 @@ pub fn addresses_ascending(hosts: &[&str]) -> bool {
     ips.is_some_and(|ips| strictly_ascending(&ips, Ord::cmp))
 }
 
+/// `a`, `a and b`, `a, b and c`, `a, b, c and 2 more`: a list for messages.
+pub fn enumerate(items: &[String]) -> String {
+    const SHOWN: usize = 3;
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        _ if items.len() <= SHOWN => {
+            let (last, rest) = items
+                .split_last()
+                .map_or((&items[0], &items[..0]), |(l, r)| (l, r));
+            format!("{} and {last}", rest.join(", "))
+        }
+        _ => format!(
+            "{} and {} more",
+            items[..SHOWN].join(", "),
+            items.len() - SHOWN
+        ),
+    }
+}
+
 /// Evaluates a `.if` condition for a HAProxy version: `version_atleast(X)`,
 /// `version_before(X)`, numbers, `!`, `&&` and `||` (without parentheses). `None` when it
 /// cannot be known statically (features, environment, unknown version).
@@ -282,6 +302,18 @@ mod tests {
         assert!(!addresses_ascending(&["10.0.0.2", "10.0.0.1"]));
         assert!(!addresses_ascending(&["a.example", "b.example"]));
         assert_eq!(natural_cmp("a01", "a1"), Ordering::Equal);
+    }
+
+    #[test]
+    fn lists() {
+        let items: Vec<String> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(enumerate(&items[..1]), "a");
+        assert_eq!(enumerate(&items[..2]), "a and b");
+        assert_eq!(enumerate(&items[..3]), "a, b and c");
+        assert_eq!(enumerate(&items), "a, b, c and 2 more");
     }
 
     #[test]

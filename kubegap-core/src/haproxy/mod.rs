@@ -20,7 +20,7 @@ mod tests;
 
 pub use duration::{format_ms, format_timeout, parse_time, Duration, DurationValue, TimeUnit};
 pub use lexer::Word;
-pub use view::{Address, Effective, Origin, Route, Server, View};
+pub use view::{cite, Address, Effective, LongLived, Origin, Route, Server, View};
 
 use crate::finding::ParseError;
 use crate::source::{FileId, Span};

@@ -179,6 +179,64 @@ pub struct Route<'a> {
     pub unless: bool,
 }
 
+/// Why a proxy carries long-lived connections.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LongLived<'a> {
+    /// An explicit timeout: `timeout tunnel` (WebSocket, CONNECT and TCP tunnels idle this
+    /// long), or `timeout client`/`timeout server` in `mode tcp` (`tcp` is then true).
+    Timeout {
+        /// The `timeout` line (in the proxy or a defaults section).
+        line: &'a Line,
+        /// Its limit in milliseconds, `None` for no limit.
+        limit: Option<u64>,
+        /// Whether it is a client or server timeout of a `mode tcp` proxy.
+        tcp: bool,
+    },
+    /// WebSocket traffic is routed here (the route or ACL span).
+    WebSocket(Span),
+}
+
+impl LongLived<'_> {
+    /// The span to label: the timeout line or the WebSocket route.
+    pub fn span(&self) -> Span {
+        match self {
+            LongLived::Timeout { line, .. } => line.span,
+            LongLived::WebSocket(span) => *span,
+        }
+    }
+
+    /// A description for messages: `` `timeout tunnel 1h` (line 9) `` or
+    /// `WebSocket traffic (routed on line 12)`.
+    pub fn describe(&self, file: &SourceFile) -> String {
+        match self {
+            LongLived::Timeout { line, tcp, .. } => {
+                let mut text = cite(file, line);
+                if *tcp {
+                    text.push_str(" in `mode tcp`");
+                }
+                text
+            }
+            LongLived::WebSocket(span) => format!(
+                "WebSocket traffic (routed on line {})",
+                file.line_col(span.start).line
+            ),
+        }
+    }
+}
+
+/// `` `timeout tunnel 1h` (line 9) ``: a line's words and where it is.
+pub fn cite(file: &SourceFile, line: &Line) -> String {
+    format!(
+        "`{}` (line {})",
+        line.words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        file.line_col(line.span.start).line
+    )
+}
+
 /// Effective settings of one parsed configuration, for one HAProxy version.
 #[derive(Clone, Copy, Debug)]
 pub struct View<'a> {
@@ -431,6 +489,42 @@ impl<'a> View<'a> {
                 })
             })
             .collect()
+    }
+
+    /// Why a proxy carries long-lived connections, if it does: an explicit `timeout tunnel`
+    /// (backends) or, in `mode tcp`, an explicit `timeout server` (backends) or
+    /// `timeout client` (frontends) whose limit satisfies `long` (`None` = no limit), else a
+    /// WebSocket route (`websocket`, from [`View::websocket_proxies`]).
+    pub fn long_lived(
+        &self,
+        section: usize,
+        websocket: &BTreeMap<usize, Span>,
+        long: impl Fn(Option<u64>) -> bool,
+    ) -> Option<LongLived<'a>> {
+        let kind = self.config.sections.get(section)?.kind;
+        let explicit_long = |e: Effective<'a, Option<Duration>>, tcp: bool| {
+            let line = e.line?;
+            let limit = e.value.as_ref().and_then(Duration::limit)?;
+            long(limit).then_some(LongLived::Timeout { line, limit, tcp })
+        };
+        if kind.has_backend() {
+            if let Some(found) = explicit_long(self.timeout(section, "tunnel"), false) {
+                return Some(found);
+            }
+        }
+        if self.mode(section).value == "tcp" {
+            if kind.has_backend() {
+                if let Some(found) = explicit_long(self.timeout(section, "server"), true) {
+                    return Some(found);
+                }
+            }
+            if kind.has_frontend() {
+                if let Some(found) = explicit_long(self.timeout(section, "client"), true) {
+                    return Some(found);
+                }
+            }
+        }
+        websocket.get(&section).map(|s| LongLived::WebSocket(*s))
     }
 
     /// The backend or listen section with this name.
