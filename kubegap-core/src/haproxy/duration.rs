@@ -115,6 +115,14 @@ pub enum DurationError {
     BadUnit,
     /// 2^31 ms or more.
     Overflow,
+    /// A valid time followed by other characters (`1min`, `10sec`): HAProxy 2.6 reads the
+    /// valid part with a warning ("will be reported as an error in next versions").
+    Trailing {
+        /// The value of the valid part.
+        value: DurationValue,
+        /// Its unit.
+        unit: Option<TimeUnit>,
+    },
 }
 
 impl DurationError {
@@ -126,6 +134,7 @@ impl DurationError {
             DurationError::Overflow => {
                 "the time is too large (HAProxy's limit is 2^31 ms, about 24.8 days)"
             }
+            DurationError::Trailing { .. } => "characters follow the unit; HAProxy 2.6 ignores them with a warning, newer versions reject them (units are us, ms, s, m, h, d)",
         }
     }
 }
@@ -154,15 +163,24 @@ pub fn parse_time(
     for b in text[..digits_end].bytes() {
         value = value.saturating_mul(10).saturating_add(u64::from(b - b'0'));
     }
-    let unit = match &text[digits_end..] {
-        "" => None,
-        "us" => Some(TimeUnit::Micros),
-        "ms" => Some(TimeUnit::Millis),
-        "s" => Some(TimeUnit::Seconds),
-        "m" => Some(TimeUnit::Minutes),
-        "h" => Some(TimeUnit::Hours),
-        "d" => Some(TimeUnit::Days),
-        _ => return Err(DurationError::BadUnit),
+    let suffix = &text[digits_end..];
+    // The unit the suffix starts with, as HAProxy's parser reads it.
+    let (unit, unit_len) = if suffix.is_empty() {
+        (None, 0)
+    } else if suffix.starts_with("us") {
+        (Some(TimeUnit::Micros), 2)
+    } else if suffix.starts_with("ms") {
+        (Some(TimeUnit::Millis), 2)
+    } else if suffix.starts_with('s') {
+        (Some(TimeUnit::Seconds), 1)
+    } else if suffix.starts_with('m') {
+        (Some(TimeUnit::Minutes), 1)
+    } else if suffix.starts_with('h') {
+        (Some(TimeUnit::Hours), 1)
+    } else if suffix.starts_with('d') {
+        (Some(TimeUnit::Days), 1)
+    } else {
+        return Err(DurationError::BadUnit);
     };
     let ms = match unit {
         None | Some(TimeUnit::Millis) => value,
@@ -174,6 +192,12 @@ pub fn parse_time(
     };
     if ms >= MAX_MS {
         return Err(DurationError::Overflow);
+    }
+    if suffix.len() > unit_len {
+        return Err(DurationError::Trailing {
+            value: DurationValue::Ms(ms),
+            unit,
+        });
     }
     Ok((DurationValue::Ms(ms), unit))
 }
@@ -241,9 +265,19 @@ mod tests {
         assert_eq!(parse_time("s", false), Err(DurationError::NotANumber));
         assert_eq!(parse_time("-1s", false), Err(DurationError::NotANumber));
         assert_eq!(parse_time("10 s", false), Err(DurationError::BadUnit));
-        assert_eq!(parse_time("1min", false), Err(DurationError::BadUnit));
+        assert_eq!(parse_time("10x", false), Err(DurationError::BadUnit));
+        assert_eq!(
+            parse_time("1min", false),
+            Err(DurationError::Trailing {
+                value: DurationValue::Ms(60_000),
+                unit: Some(TimeUnit::Minutes)
+            })
+        );
         assert_eq!(parse_time("1.5s", false), Err(DurationError::BadUnit));
-        assert_eq!(parse_time("10sec", false), Err(DurationError::BadUnit));
+        assert!(matches!(
+            parse_time("10sec", false),
+            Err(DurationError::Trailing { .. })
+        ));
         assert_eq!(parse_time("25d", false), Err(DurationError::Overflow));
         assert_eq!(
             parse_time("99999999999999999999999999h", false),

@@ -51,12 +51,19 @@ fn errors_do_not_stop_parsing() {
     assert!(messages[1].contains("unterminated double quote"));
     assert!(messages[2].contains("invalid time `30x`"));
     assert!(messages[3].contains("invalid time `1min`"));
+    assert!(messages[3].contains("HAProxy 2.6 ignores them"));
     assert!(messages[4].contains("nowhere"));
     assert_eq!(config.sections.len(), 3);
     assert_eq!(config.sections[2].lines.len(), 1);
-    // The error is on the right line.
-    let file = SourceFile::new("t", None, String::new(), FileKind::Haproxy);
-    let _ = file;
+    // HAProxy 2.6 still uses `1min` as one minute, and so do effective values.
+    let view = config.view(None);
+    let server = view.timeout(1, "server").value.and_then(|d| d.ms());
+    assert_eq!(server, Some(60_000));
+    assert_eq!(view.timeout(1, "client").value, None);
+    assert_eq!(
+        view.timeout(1, "connect").value.and_then(|d| d.ms()),
+        Some(5000)
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::duration::{parse_time, Duration};
+use super::duration::{parse_time, Duration, DurationError};
 use super::lexer::Word;
 use super::logic;
 use super::{HaproxyConfig, Line, Section, SectionKind};
@@ -602,7 +602,13 @@ fn condition_mentions_websocket(condition: &[Word], acls: &[(&str, &Line)]) -> b
 /// The time value at word `index` of a line.
 fn time_of(line: &Line, index: usize, allow_infinite: bool) -> Option<Duration> {
     let word = line.word(index)?;
-    let (value, unit) = parse_time(&word.text, allow_infinite).ok()?;
+    // A time with trailing characters (`1min`) is reported as a parse error, but HAProxy 2.6
+    // still uses its valid part, and so do effective values.
+    let (value, unit) = match parse_time(&word.text, allow_infinite) {
+        Ok(parsed) => parsed,
+        Err(DurationError::Trailing { value, unit }) => (value, unit),
+        Err(_) => return None,
+    };
     Some(Duration {
         value,
         text: word.text.clone(),
