@@ -173,3 +173,20 @@ fn crlf_bom_and_comments() {
     let config = clean("\u{feff}global # c\r\n  daemon\r\n# x\r\n\r\n");
     assert_eq!(config.sections[0].lines[0].keyword(), "daemon");
 }
+
+#[test]
+fn sections_inside_dead_branches_are_not_proxies() {
+    let config = clean(
+        ".if version_before(2.0)\nbackend legacy\n  server s 10.0.0.1:80\n.endif\nbackend current\n  server s 10.0.0.2:80\n",
+    );
+    let v26 = Version::parse("2.6").unwrap();
+    let names = |v: Option<&Version>| -> Vec<String> {
+        config
+            .view(v)
+            .backends()
+            .map(|(_, s)| s.name().to_string())
+            .collect()
+    };
+    assert_eq!(names(Some(&v26)), ["current"]);
+    assert_eq!(names(None), ["legacy", "current"]);
+}

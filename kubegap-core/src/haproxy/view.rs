@@ -301,6 +301,19 @@ impl<'a> View<'a> {
         value
     }
 
+    /// Proxies (`frontend`, `backend`, `listen`) whose header is live, with their indexes.
+    pub fn proxies(&self) -> impl Iterator<Item = (usize, &'a Section)> + '_ {
+        self.config
+            .proxies()
+            .filter(move |(_, s)| self.is_live(&s.header))
+    }
+
+    /// Backends and listens (sections with servers) whose header is live: the entry point for
+    /// linking `server` addresses to Kubernetes Services.
+    pub fn backends(&self) -> impl Iterator<Item = (usize, &'a Section)> + '_ {
+        self.proxies().filter(|(_, s)| s.kind.has_backend())
+    }
+
     /// Live lines of a section.
     pub fn lines(&self, section: usize) -> impl Iterator<Item = &'a Line> + '_ {
         self.config.sections[section]
@@ -539,7 +552,7 @@ impl<'a> View<'a> {
     /// routed by an ACL on the `Upgrade` header, or such an ACL in the proxy itself.
     pub fn websocket_proxies(&self) -> BTreeMap<usize, Span> {
         let mut out = BTreeMap::new();
-        for (index, section) in self.config.proxies() {
+        for (index, section) in self.proxies() {
             let acls: Vec<(&str, &Line)> = self
                 .lines(index)
                 .filter(|l| l.keyword() == "acl" && l.words.len() > 2)

@@ -106,7 +106,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let websocket = view.websocket_proxies();
         // Proxies made long-lived by the same line (a shared defaults section) give one finding.
         let mut groups: BTreeMap<(u32, u32), (LongLived<'_>, Vec<String>)> = BTreeMap::new();
-        for (index, section) in config.proxies() {
+        for (index, section) in view.proxies() {
             let Some(reason) =
                 view.long_lived(index, &websocket, |limit| logic::outlives(limit, deadline))
             else {

@@ -92,7 +92,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         };
         let websocket = view.websocket_proxies();
-        let long_lived: Vec<_> = config
+        let long_lived: Vec<_> = view
             .proxies()
             .filter_map(|(index, section)| {
                 view.long_lived(index, &websocket, |limit| logic::outlives(limit, deadline))

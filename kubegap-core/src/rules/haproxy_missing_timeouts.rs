@@ -65,7 +65,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for config in cx.haproxy {
         let file = cx.files.get(config.file);
         let view = config.view(cx.settings.haproxy_version.as_ref());
-        for (index, section) in config.proxies() {
+        for (index, section) in view.proxies() {
             let mut names: Vec<&str> = Vec::new();
             if section.kind.has_frontend() {
                 names.push("client");

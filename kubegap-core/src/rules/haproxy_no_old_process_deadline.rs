@@ -113,7 +113,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 reasons.push((what, span));
             }
         };
-        for (index, section) in config.proxies() {
+        for (index, section) in view.proxies() {
             let long_line = |name: &str, threshold: u64| -> Option<(&Line, Option<u64>)> {
                 let effective = view.timeout(index, name);
                 let line = effective.line?;

@@ -82,7 +82,7 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for config in cx.haproxy {
         let view = config.view(cx.settings.haproxy_version.as_ref());
-        if config.proxies().next().is_none() {
+        if view.proxies().next().is_none() {
             continue;
         }
         let globals: Vec<usize> = config
@@ -106,7 +106,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .help("run HAProxy in master-worker mode (`master-worker` in `global` or `-W`), or add `expose-fd listeners` to the admin `stats socket` and start the new process with `-x` (HAProxy 1.8+)");
         }
         let mut checked = 0usize;
-        for (index, section) in config.proxies() {
+        for (index, section) in view.proxies() {
             if !section.kind.has_backend() {
                 continue;
             }

@@ -78,7 +78,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let view = config.view(cx.settings.haproxy_version.as_ref());
         // Frontends that route to each backend.
         let mut routed_from: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (index, section) in config.proxies() {
+        for (index, section) in view.proxies() {
             if !section.kind.has_frontend() {
                 continue;
             }
@@ -91,7 +91,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let has_client_fin = |index: usize| view.timeout(index, "client-fin").line.is_some();
         // Backends grouped by the tunnel line that applies to them.
         let mut groups: BTreeMap<(u32, u32), TunnelGroup<'_>> = BTreeMap::new();
-        for (index, section) in config.proxies() {
+        for (index, section) in view.proxies() {
             if !section.kind.has_backend() {
                 continue;
             }
