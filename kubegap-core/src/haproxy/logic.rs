@@ -114,7 +114,10 @@ pub fn is_websocket_acl(words: &[&str]) -> bool {
             w => values.push(w),
         }
     }
+    // `hdr_cnt(upgrade) gt 0` and friends test for presence, like `-m found`.
+    let presence = matches!(values.first(), Some(&("gt" | "ge" | "eq" | "lt" | "le")));
     values.is_empty()
+        || presence
         || values
             .iter()
             .any(|v| v.to_ascii_lowercase().contains("websocket"))
@@ -284,6 +287,7 @@ mod tests {
         assert!(is_websocket_acl(&["req.hdr(upgrade),lower", "websocket"]));
         assert!(is_websocket_acl(&["hdr_beg(upgrade)", "-i", "websocket"]));
         assert!(is_websocket_acl(&["hdr(upgrade)", "-m", "found"]));
+        assert!(is_websocket_acl(&["hdr_cnt(Upgrade)", "gt", "0"]));
         assert!(!is_websocket_acl(&["hdr(connection)", "-i", "upgrade"]));
         assert!(!is_websocket_acl(&["hdr(upgrade)", "-i", "h2c"]));
         assert!(!is_websocket_acl(&["path_beg", "/ws"]));

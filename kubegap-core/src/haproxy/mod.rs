@@ -157,9 +157,9 @@ pub struct CondBranch {
     pub line: Line,
     /// The condition text (`version_atleast(2.6)`); empty for `.else`.
     pub expr: String,
-    /// The branches before this one in the same `.if` block (their conditions were false
-    /// for this one to be taken).
-    pub previous: Vec<usize>,
+    /// The branch just before this one in the same `.if` block: its condition, and those of
+    /// the branches before it, must be false for this one to be taken.
+    pub previous: Option<usize>,
     /// The branch enclosing the block.
     pub parent: Option<usize>,
 }
@@ -282,8 +282,8 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
         directives: Vec::new(),
     };
     let mut errors = Vec::new();
-    // Open `.if` blocks: (branches of the block so far, the branch enclosing the block).
-    let mut blocks: Vec<(Vec<usize>, Option<usize>)> = Vec::new();
+    // Open `.if` blocks: (the `.if` branch, the block's latest branch, the enclosing branch).
+    let mut blocks: Vec<(usize, usize, Option<usize>)> = Vec::new();
     let mut offset = 0usize;
     // Lines seen outside any section (only possible before the first section header).
     let mut orphans = 0usize;
@@ -307,9 +307,7 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
             continue;
         };
         let span = first.span.to(last.span);
-        let current = blocks
-            .last()
-            .and_then(|(branches, _)| branches.last().copied());
+        let current = blocks.last().map(|(_, latest, _)| *latest);
         let line = Line {
             words,
             span,
@@ -322,15 +320,15 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                     let idx = config.branches.len();
                     config.branches.push(CondBranch {
                         expr: condition_text(&line),
-                        previous: Vec::new(),
+                        previous: None,
                         parent: current,
                         line,
                     });
-                    blocks.push((vec![idx], current));
+                    blocks.push((idx, idx, current));
                 }
                 ".elif" | ".else" => {
                     let is_else = line.keyword() == ".else";
-                    if let Some((branches, parent)) = blocks.last_mut() {
+                    if let Some((_, latest, parent)) = blocks.last_mut() {
                         let idx = config.branches.len();
                         config.branches.push(CondBranch {
                             expr: if is_else {
@@ -338,11 +336,11 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                             } else {
                                 condition_text(&line)
                             },
-                            previous: branches.clone(),
+                            previous: Some(*latest),
                             parent: *parent,
                             line,
                         });
-                        branches.push(idx);
+                        *latest = idx;
                     } else {
                         errors.push(ParseError::new(
                             line.words[0].span,
@@ -410,10 +408,10 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                 .push_str(&format!(" ({} lines outside any section)", orphans));
         }
     }
-    for (branches, _) in blocks.iter().rev() {
-        if let Some(first) = branches.first().and_then(|b| config.branches.get(*b)) {
+    for (first, _, _) in blocks.iter().rev() {
+        if let Some(branch) = config.branches.get(*first) {
             errors.push(ParseError::new(
-                first.line.words[0].span,
+                branch.line.words[0].span,
                 "`.if` block is not closed by `.endif`",
             ));
         }

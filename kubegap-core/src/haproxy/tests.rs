@@ -190,3 +190,31 @@ fn sections_inside_dead_branches_are_not_proxies() {
     assert_eq!(names(Some(&v26)), ["current"]);
     assert_eq!(names(None), ["legacy", "current"]);
 }
+
+#[test]
+fn deep_and_long_conditionals_stay_linear() {
+    // 20k nested `.if` blocks and a 20k-branch `.elif` chain, each with a line inside: the
+    // parser and View must neither recurse nor go quadratic.
+    let mut text = String::from("global\n");
+    for _ in 0..20_000 {
+        text.push_str(".if 1\n  daemon\n");
+    }
+    for _ in 0..20_000 {
+        text.push_str(".endif\n");
+    }
+    text.push_str(".if 0\n");
+    for _ in 0..20_000 {
+        text.push_str("  maxconn 1\n.elif 0\n");
+    }
+    text.push_str(".else\n  nbthread 2\n.endif\n");
+    let config = clean(&text);
+    let view = config.view(None);
+    let live: Vec<&str> = config.sections[0]
+        .lines
+        .iter()
+        .filter(|l| view.is_live(l))
+        .map(Line::keyword)
+        .collect();
+    assert_eq!(live.len(), 20_001);
+    assert_eq!(live.last(), Some(&"nbthread"));
+}

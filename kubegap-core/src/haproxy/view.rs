@@ -238,18 +238,59 @@ pub fn cite(file: &SourceFile, line: &Line) -> String {
 }
 
 /// Effective settings of one parsed configuration, for one HAProxy version.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct View<'a> {
     /// The configuration.
     pub config: &'a HaproxyConfig,
     /// The HAProxy version (`cluster.haproxy_version`), if known.
     pub version: Option<&'a Version>,
+    /// For each conditional branch: whether lines in it may apply (false only when the branch,
+    /// or one enclosing it, is known not to be taken for this version).
+    live: Vec<bool>,
+}
+
+/// Kleene "and" over unknown (`None`) truth values.
+fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
 }
 
 impl<'a> View<'a> {
     /// A view for a version (`None`: unknown; version-dependent `.if` blocks count as live).
+    ///
+    /// Branch liveness is computed once, in file order, in time linear in the number of
+    /// branches however deep or long the `.if` blocks are.
     pub fn new(config: &'a HaproxyConfig, version: Option<&'a Version>) -> View<'a> {
-        View { config, version }
+        let n = config.branches.len();
+        let mut own: Vec<Option<bool>> = Vec::with_capacity(n);
+        // Whether no earlier branch of the same block was taken.
+        let mut none_before: Vec<Option<bool>> = Vec::with_capacity(n);
+        let mut live: Vec<bool> = Vec::with_capacity(n);
+        for (i, branch) in config.branches.iter().enumerate() {
+            let value = if branch.line.keyword() == ".else" {
+                Some(true)
+            } else {
+                logic::eval_condition(&branch.expr, version)
+            };
+            // Links always point backwards; anything else is ignored rather than trusted.
+            let before = match branch.previous.filter(|p| *p < i) {
+                Some(p) => and3(none_before[p], own[p].map(|v| !v)),
+                None => Some(true),
+            };
+            let taken = and3(value, before);
+            let parent_live = branch.parent.filter(|p| *p < i).is_none_or(|p| live[p]);
+            own.push(value);
+            none_before.push(before);
+            live.push(parent_live && taken != Some(false));
+        }
+        View {
+            config,
+            version,
+            live,
+        }
     }
 
     /// The section at `index`.
@@ -259,46 +300,10 @@ impl<'a> View<'a> {
 
     /// Whether a line is live: not inside a conditional branch known to be skipped.
     pub fn is_live(&self, line: &Line) -> bool {
-        let branches = &self.config.branches;
-        let mut current = line.cond;
-        // Parents always precede children, so the walk ends; the counter is a safety net.
-        let mut steps = 0;
-        while let Some(index) = current {
-            let Some(branch) = branches.get(index) else {
-                break;
-            };
-            if self.branch_value(index) == Some(false) {
-                return false;
-            }
-            current = branch.parent.filter(|p| *p < index);
-            steps += 1;
-            if steps > branches.len() {
-                break;
-            }
-        }
-        true
-    }
-
-    /// Whether a branch is taken: its condition holds and no earlier branch of its block was.
-    fn branch_value(&self, index: usize) -> Option<bool> {
-        let branch = &self.config.branches[index];
-        let mut value = if branch.line.keyword() == ".else" {
-            Some(true)
-        } else {
-            logic::eval_condition(&branch.expr, self.version)
-        };
-        for prev in &branch.previous {
-            let Some(p) = self.config.branches.get(*prev) else {
-                continue;
-            };
-            let prev_value = logic::eval_condition(&p.expr, self.version);
-            value = match (value, prev_value) {
-                (Some(false), _) | (_, Some(true)) => Some(false),
-                (Some(true), Some(false)) => Some(true),
-                _ => None,
-            };
-        }
-        value
+        line.cond
+            .and_then(|b| self.live.get(b))
+            .copied()
+            .unwrap_or(true)
     }
 
     /// Proxies (`frontend`, `backend`, `listen`) whose header is live, with their indexes.
