@@ -172,3 +172,47 @@ fn unit_rule_reads_milliseconds() {
         .as_deref()
         .is_some_and(|h| h.contains("`1h`")));
 }
+
+#[test]
+fn large_generated_configs_lint_quickly() {
+    // The shape of a controller-generated file: thousands of backends and routes, and one
+    // backend with a very long server list. Every rule must stay near-linear.
+    let mut text = String::from(
+        "global\n    hard-stop-after 30m\ndefaults\n    mode http\n    default-server check\n    timeout connect 5s\n    timeout client 50s\n    timeout server 50s\n    timeout tunnel 1h\nfrontend fe\n    bind :80\n    acl is_ws hdr(upgrade) -i websocket\n",
+    );
+    for i in 0..5_000 {
+        text.push_str(&format!(
+            "    use_backend be{i} if is_ws {{ path_beg /{i} }}\n"
+        ));
+    }
+    for i in 0..5_000 {
+        text.push_str(&format!(
+            "backend be{i}\n    server s{i} 10.0.{}.{}:80\n",
+            i / 250,
+            i % 250
+        ));
+    }
+    text.push_str("backend big\n");
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "    server s{i} 10.1.{}.{}:80\n",
+            i / 250,
+            i % 250
+        ));
+    }
+    let start = std::time::Instant::now();
+    let input = Input {
+        name: "haproxy.cfg".into(),
+        path: None,
+        bytes: text.into_bytes(),
+        kind: FileKind::Haproxy,
+    };
+    let report = lint(vec![input], &Settings::default());
+    assert!(!report.findings.is_empty());
+    // Generous for debug builds on a shared 2-core machine; quadratic behaviour takes minutes.
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "took {:?}",
+        start.elapsed()
+    );
+}

@@ -155,8 +155,9 @@ fn servers_and_addresses() {
         servers[4].address.as_ref().unwrap().host,
         "app.svc.cluster.local"
     );
-    assert!(view.server_checked(0, &servers[0]));
-    assert!(!view.server_checked(0, &servers[1]));
+    let defaults = view.default_servers(0);
+    assert!(view.server_checked(&defaults, &servers[0]));
+    assert!(!view.server_checked(&defaults, &servers[1]));
 }
 
 #[test]

@@ -456,23 +456,23 @@ impl<'a> View<'a> {
             .collect()
     }
 
-    /// Whether a server has health checks (`check` on the line or on a `default-server`,
-    /// and no `no-check`).
-    pub fn server_checked(&self, section: usize, server: &Server<'_>) -> bool {
+    /// Whether a server has health checks (`check` on the line or on one of the section's
+    /// `default-server` lines from [`View::default_servers`], and no `no-check`).
+    pub fn server_checked(&self, defaults: &[&Line], server: &Server<'_>) -> bool {
         if server.has_param("no-check") {
             return false;
         }
         server.has_param("check")
-            || self
-                .default_servers(section)
+            || defaults
                 .iter()
                 .any(|l| l.words.iter().skip(1).any(|w| w.text == "check"))
     }
 
-    /// Whether a server has `<param> <value>` on its line or on a `default-server`.
+    /// Whether a server has `<param> <value>` on its line or on one of the section's
+    /// `default-server` lines from [`View::default_servers`].
     pub fn server_param(
         &self,
-        section: usize,
+        defaults: &[&Line],
         server: &Server<'_>,
         param: &str,
         value: &str,
@@ -482,7 +482,7 @@ impl<'a> View<'a> {
                 .windows(2)
                 .any(|w| w[0].text == param && w[1].text == value)
         };
-        has(server.line) || self.default_servers(section).iter().any(|l| has(l))
+        has(server.line) || defaults.iter().any(|l| has(l))
     }
 
     /// The `use_backend` and `default_backend` lines of a section.
@@ -553,10 +553,21 @@ impl<'a> View<'a> {
             .position(|s| s.kind.has_backend() && s.name() == name)
     }
 
+    /// Every live backend or listen by name (the first one when a name repeats), for
+    /// resolving many routes at once.
+    pub fn backends_by_name(&self) -> BTreeMap<&'a str, usize> {
+        let mut map = BTreeMap::new();
+        for (index, section) in self.backends() {
+            map.entry(section.name()).or_insert(index);
+        }
+        map
+    }
+
     /// Proxies that carry WebSocket traffic, with the span that shows it: a `use_backend`
     /// routed by an ACL on the `Upgrade` header, or such an ACL in the proxy itself.
     pub fn websocket_proxies(&self) -> BTreeMap<usize, Span> {
         let mut out = BTreeMap::new();
+        let by_name = self.backends_by_name();
         for (index, section) in self.proxies() {
             let acls: Vec<(&str, &Line)> = self
                 .lines(index)
@@ -572,8 +583,8 @@ impl<'a> View<'a> {
                     continue;
                 }
                 if condition_mentions_websocket(route.condition, &acls) {
-                    if let Some(backend) = self.backend_named(&route.backend.text) {
-                        out.entry(backend).or_insert(route.line.span);
+                    if let Some(backend) = by_name.get(route.backend.text.as_str()) {
+                        out.entry(*backend).or_insert(route.line.span);
                     }
                 }
             }

@@ -79,10 +79,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             };
             let servers = view.servers(index);
+            let defaults = view.default_servers(index);
             let unprotected: Vec<_> = servers
                 .iter()
-                .filter(|s| view.server_checked(index, s))
-                .filter(|s| !view.server_param(index, s, "on-marked-down", "shutdown-sessions"))
+                .filter(|s| view.server_checked(&defaults, s))
+                .filter(|s| !view.server_param(&defaults, s, "on-marked-down", "shutdown-sessions"))
                 .collect();
             let Some(first) = unprotected.first() else {
                 continue;

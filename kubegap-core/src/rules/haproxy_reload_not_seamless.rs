@@ -110,8 +110,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if !section.kind.has_backend() {
                 continue;
             }
+            let defaults = view.default_servers(index);
             for server in view.servers(index) {
-                if view.server_checked(index, &server) {
+                if view.server_checked(&defaults, &server) {
                     checked += usize::try_from(server.count()).unwrap_or(usize::MAX);
                 }
             }

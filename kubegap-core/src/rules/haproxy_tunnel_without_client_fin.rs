@@ -78,13 +78,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let view = config.view(cx.settings.haproxy_version.as_ref());
         // Frontends that route to each backend.
         let mut routed_from: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let by_name = view.backends_by_name();
         for (index, section) in view.proxies() {
             if !section.kind.has_frontend() {
                 continue;
             }
             for route in view.routes(index) {
-                if let Some(backend) = view.backend_named(&route.backend.text) {
-                    routed_from.entry(backend).or_default().push(index);
+                if let Some(backend) = by_name.get(route.backend.text.as_str()) {
+                    routed_from.entry(*backend).or_default().push(index);
                 }
             }
         }
