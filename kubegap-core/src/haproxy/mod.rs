@@ -8,7 +8,26 @@
 //!   the defaults section it inherits from (named with `from`, else the last one before it),
 //!   else HAProxy's built-in default, together with its [`Origin`].
 //! - [`logic`] holds the pure reasoning (long-lived thresholds, retry stalls, WebSocket ACLs,
-//!   ordering of server lists) over plain values, so controller rules can reuse it.
+//!   ordering of server lists) over plain values, so controller rules can reuse it;
+//!   [`duration`] parses and formats HAProxy times (`30m`, `3.6s`).
+//!
+//! ```
+//! use kubegap_core::haproxy::{self, Origin};
+//! use kubegap_core::FileId;
+//!
+//! let text = "defaults base\n  timeout client 50s\nbackend app from base\n  server a 10.0.0.1:8080\n";
+//! let (config, errors) = haproxy::parse(FileId(0), text);
+//! assert!(errors.is_empty());
+//! let view = config.view(None); // or Some(&version) to evaluate `.if version_atleast(...)`
+//! let (app, _) = view.backends().next().unwrap();
+//! let client = view.timeout(app, "client");
+//! assert_eq!(client.value.as_ref().and_then(|d| d.ms()), Some(50_000));
+//! assert!(matches!(client.origin(), Origin::Line(_))); // line 2, in `defaults base`
+//! assert_eq!(view.timeout(app, "tunnel").origin(), Origin::BuiltIn);
+//! let server = &view.servers(app)[0];
+//! let address = server.address.as_ref().unwrap();
+//! assert_eq!((address.host.as_str(), address.port.as_deref()), ("10.0.0.1", Some("8080")));
+//! ```
 
 pub mod duration;
 pub mod lexer;
