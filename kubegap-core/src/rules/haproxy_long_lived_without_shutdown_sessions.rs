@@ -91,10 +91,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             sink.report(
                 section.header_span(),
                 format!(
-                    "{} carries long-lived connections ({}) and health-checks {} server(s) without `on-marked-down shutdown-sessions`: connections to a server marked down stay open until they time out",
+                    "{} carries long-lived connections ({}) and health-checks {} without `on-marked-down shutdown-sessions`: connections to a server marked down stay open until they time out",
                     section.describe(),
                     reason.describe(file),
-                    unprotected.len()
+                    if unprotected.len() == 1 {
+                        "1 server".to_string()
+                    } else {
+                        format!("{} servers", unprotected.len())
+                    }
                 ),
             )
             .label(first.line.span, "checked, but sessions survive a failed check")

@@ -87,6 +87,18 @@ declare_rule! {
     }
 }
 
+/// `` `timeout http-keep-alive 300s` (line 11, 5m) ``: the line, with the normalised value
+/// when it reads differently.
+fn describe(file: &crate::source::SourceFile, line: &Line, limit: Option<u64>) -> String {
+    let value = format_timeout(limit);
+    let cited = cite(file, line);
+    if line.text(2) == value {
+        cited
+    } else {
+        format!("{cited} ({value})")
+    }
+}
+
 /// At most this many long timeouts are labelled.
 const MAX_LABELS: usize = 3;
 
@@ -126,11 +138,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             };
             if section.kind.has_backend() {
                 if let Some((line, limit)) = long_line("tunnel", logic::NO_DEADLINE_TIMEOUT_MS) {
-                    push(
-                        format!("{} ({})", cite(file, line), format_timeout(limit)),
-                        line.span,
-                        &mut reasons,
-                    );
+                    push(describe(file, line, limit), line.span, &mut reasons);
                 }
             }
             if !section.kind.has_frontend() {
@@ -147,21 +155,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     &mut reasons,
                 );
             } else if let Some((line, limit)) = long_line("client", logic::NO_DEADLINE_TIMEOUT_MS) {
-                push(
-                    format!("{} ({})", cite(file, line), format_timeout(limit)),
-                    line.span,
-                    &mut reasons,
-                );
+                push(describe(file, line, limit), line.span, &mut reasons);
             }
             if view.mode(index).value == "http" {
                 if let Some((line, limit)) =
                     long_line("http-keep-alive", logic::NO_DEADLINE_KEEP_ALIVE_MS)
                 {
-                    push(
-                        format!("{} ({})", cite(file, line), format_timeout(limit)),
-                        line.span,
-                        &mut reasons,
-                    );
+                    push(describe(file, line, limit), line.span, &mut reasons);
                 }
             }
         }
