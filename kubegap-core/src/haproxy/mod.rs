@@ -275,6 +275,9 @@ impl HaproxyConfig {
     }
 }
 
+/// HAProxy's `MAX_LINE_ARGS`: a line with more words is rejected ("too many words").
+pub const MAX_LINE_ARGS: usize = 64;
+
 /// Keywords whose first argument is a time value, checked at parse time in these sections.
 fn time_argument(section: SectionKind, line: &Line) -> Option<(usize, bool)> {
     match (section, line.keyword()) {
@@ -326,6 +329,15 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
             continue;
         };
         let span = first.span.to(last.span);
+        if let Some(extra) = words.get(MAX_LINE_ARGS) {
+            errors.push(ParseError::new(
+                extra.span,
+                format!(
+                    "too many words on one line ({}): HAProxy reads at most {MAX_LINE_ARGS} and rejects the configuration; split long ACL value lists over several `acl` lines with the same name",
+                    words.len()
+                ),
+            ));
+        }
         let current = blocks.last().map(|(_, latest, _)| *latest);
         let line = Line {
             words,

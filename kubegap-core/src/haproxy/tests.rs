@@ -219,3 +219,14 @@ fn deep_and_long_conditionals_stay_linear() {
     assert_eq!(live.len(), 20_001);
     assert_eq!(live.last(), Some(&"nbthread"));
 }
+
+#[test]
+fn too_many_words_is_an_error() {
+    let values = |n: usize| (0..n).map(|i| format!(" /p{i}")).collect::<String>();
+    // 64 words (keyword, name, fetch and 61 values) is HAProxy's limit.
+    let ok = format!("frontend f\n  acl a path_beg{}\n", values(61));
+    assert!(parsed(&ok).1.is_empty());
+    let (_, errors) = parsed(&format!("frontend f\n  acl a path_beg{}\n", values(62)));
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].message.contains("too many words"));
+}
