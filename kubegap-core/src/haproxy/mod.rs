@@ -426,6 +426,16 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                         ),
                     ));
                 }
+            } else if line.words.len() <= index {
+                // `timeout client` or `hard-stop-after` without its value; HAProxy rejects it.
+                errors.push(ParseError::new(
+                    line.span,
+                    if line.words.len() < index {
+                        format!("`{}` needs a name and a time value", line.keyword())
+                    } else {
+                        format!("`{}` needs a time value", line.span_text_keywords(index))
+                    },
+                ));
             }
         }
         section.lines.push(line);

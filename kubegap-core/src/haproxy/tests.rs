@@ -230,3 +230,17 @@ fn too_many_words_is_an_error() {
     assert_eq!(errors.len(), 1);
     assert!(errors[0].message.contains("too many words"));
 }
+
+#[test]
+fn missing_time_values_are_errors() {
+    let (_, errors) = parsed("global\n  hard-stop-after\ndefaults\n  timeout client\n  timeout\n");
+    let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "`hard-stop-after` needs a time value",
+            "`timeout client` needs a time value",
+            "`timeout` needs a name and a time value"
+        ]
+    );
+}
