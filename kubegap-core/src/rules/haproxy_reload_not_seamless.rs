@@ -14,6 +14,10 @@ declare_rule! {
     /// `server-state-file` / `load-server-state-from-file`, so after a reload every server
     /// starts again from its initial state.
     ///
+    /// kubegap only sees the file: HAProxy started with `-W` or `-Ws` (as the official
+    /// container image and Debian's systemd unit do) runs in master-worker mode without the
+    /// keyword. Disable the rule, or write `master-worker` in `global` to make it explicit.
+    ///
     /// ## Why is this bad?
     /// Without socket handover, the new process binds its own sockets and the old one closes
     /// its own: connections arriving in between can be refused or reset, on every reload
@@ -101,7 +105,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if !master_worker && !expose_fd {
             sink.report(
                 span,
-                "neither `master-worker` nor `expose-fd listeners` on a `stats socket`: on reload the new process cannot take over the listening sockets, so connections arriving during the switch can be refused",
+                "neither `master-worker` nor `expose-fd listeners` on a `stats socket`: unless HAProxy is started with `-W`/`-Ws`, on reload the new process cannot take over the listening sockets, so connections arriving during the switch can be refused",
             )
             .help("run HAProxy in master-worker mode (`master-worker` in `global` or `-W`), or add `expose-fd listeners` to the admin `stats socket` and start the new process with `-x` (HAProxy 1.8+)");
         }
