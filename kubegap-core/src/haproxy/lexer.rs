@@ -31,8 +31,14 @@ impl Word {
         if self.verbatim && start <= end && end <= self.text.len() {
             Span {
                 file: self.span.file,
-                start: self.span.start + start as u32,
-                end: self.span.start + end as u32,
+                start: self
+                    .span
+                    .start
+                    .saturating_add(u32::try_from(start).unwrap_or(u32::MAX)),
+                end: self
+                    .span
+                    .start
+                    .saturating_add(u32::try_from(end).unwrap_or(u32::MAX)),
             }
         } else {
             self.span

@@ -156,6 +156,13 @@ impl Server<'_> {
             .any(|x| x.text == w)
     }
 
+    /// How many servers these lines declare, in total (saturating).
+    pub fn total(servers: &[Server<'_>]) -> u64 {
+        servers
+            .iter()
+            .fold(0u64, |sum, s| sum.saturating_add(s.count()))
+    }
+
     /// How many servers the line declares (1, or the template count).
     pub fn count(&self) -> u64 {
         if self.line.keyword() == "server-template" {
@@ -651,7 +658,7 @@ fn template_count(text: &str) -> Option<u64> {
     match text.split_once('-') {
         Some((a, b)) => {
             let (a, b): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
-            b.checked_sub(a).map(|d| d + 1)
+            b.checked_sub(a).map(|d| d.saturating_add(1))
         }
         None => text.parse().ok(),
     }

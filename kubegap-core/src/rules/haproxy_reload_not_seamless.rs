@@ -117,7 +117,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let defaults = view.default_servers(index);
             for server in view.servers(index) {
                 if view.server_checked(&defaults, &server) {
-                    checked += usize::try_from(server.count()).unwrap_or(usize::MAX);
+                    checked = checked
+                        .saturating_add(usize::try_from(server.count()).unwrap_or(usize::MAX));
                 }
             }
         }

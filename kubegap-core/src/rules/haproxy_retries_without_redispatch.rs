@@ -1,7 +1,7 @@
 //! `haproxy-retries-without-redispatch`: retries hammer the same dead server, and the worst
 //! case stall is `(retries + 1) × timeout connect`.
 
-use crate::haproxy::{format_ms, logic};
+use crate::haproxy::{format_ms, logic, Server};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -84,7 +84,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if !section.kind.has_backend() {
                 continue;
             }
-            let servers: u64 = view.servers(index).iter().map(|s| s.count()).sum();
+            let servers: u64 = Server::total(&view.servers(index));
             if servers == 0 {
                 continue;
             }

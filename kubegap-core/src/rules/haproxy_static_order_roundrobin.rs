@@ -1,7 +1,7 @@
 //! `haproxy-static-order-roundrobin`: round-robin over a sorted server list restarts on the
 //! same first server after every reload, on every replica at once.
 
-use crate::haproxy::logic;
+use crate::haproxy::{logic, Server};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -97,7 +97,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
             let servers = view.servers(index);
-            let total: u64 = servers.iter().map(|s| s.count()).sum();
+            let total: u64 = Server::total(&servers);
             if total < logic::STATIC_ORDER_MIN_SERVERS as u64 {
                 continue;
             }
