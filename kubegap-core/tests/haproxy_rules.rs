@@ -216,3 +216,29 @@ fn large_generated_configs_lint_quickly() {
         start.elapsed()
     );
 }
+
+#[test]
+fn huge_numbers_do_not_overflow() {
+    let text = "global
+    hard-stop-after 24d
+defaults
+    mode http
+    default-server check
+    retries 18446744073709551615
+    timeout connect 24d
+    timeout client 24d
+    timeout server 24d
+    timeout tunnel 24d
+backend big
+    server-template a 0-18446744073709551615 app.svc:80
+    server-template b 0-18446744073709551615 app.svc:80
+";
+    let input = Input {
+        name: "haproxy.cfg".into(),
+        path: None,
+        bytes: text.as_bytes().to_vec(),
+        kind: FileKind::Haproxy,
+    };
+    let report = lint(vec![input], &Settings::default());
+    assert!(report.findings.iter().all(|f| f.rule != "parse-error"));
+}
