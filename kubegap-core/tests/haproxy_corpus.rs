@@ -104,8 +104,89 @@ fn no_corpus_file_panics() {
     let _ = lint(inputs, &settings);
 }
 
+/// Lines that exercise the rules: sections, timeouts, servers, routes, conditionals.
+const VOCABULARY: &[&str] = &[
+    "global",
+    "defaults",
+    "defaults base",
+    "defaults child from base",
+    "frontend fe",
+    "frontend fe2 from base",
+    "backend ws",
+    "backend app from child",
+    "listen db",
+    "  hard-stop-after {t}",
+    "  close-spread-time {t}",
+    "  master-worker",
+    "  stats socket /run/s expose-fd listeners",
+    "  mode http",
+    "  mode tcp",
+    "  timeout client {t}",
+    "  timeout server {t}",
+    "  timeout connect {t}",
+    "  timeout tunnel {t}",
+    "  timeout client-fin {t}",
+    "  timeout http-keep-alive {t}",
+    "  retries {n}",
+    "  option redispatch",
+    "  no option redispatch",
+    "  option idle-close-on-response",
+    "  balance roundrobin",
+    "  balance random(2)",
+    "  default-server check",
+    "  server s{n} 10.0.0.{n}:80 check",
+    "  server-template s {n}-{n} app.svc:80",
+    "  acl is_ws hdr(upgrade) -i websocket",
+    "  use_backend ws if is_ws",
+    "  use_backend app if {{ hdr(upgrade) -i websocket }}",
+    "  default_backend app",
+    ".if version_atleast({n}.{n})",
+    ".elif {n}",
+    ".else",
+    ".endif",
+];
+
+fn render(template: &str, number: u64, time: &str) -> String {
+    template
+        .replace("{{", "\u{1}")
+        .replace("}}", "\u{2}")
+        .replace("{t}", time)
+        .replace("{n}", &number.to_string())
+        .replace('\u{1}', "{")
+        .replace('\u{2}', "}")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn generated_configs_never_panic(
+        lines in proptest::collection::vec(
+            (
+                0..VOCABULARY.len(),
+                proptest::num::u64::ANY,
+                proptest::sample::select(vec!["0", "1", "500", "3600", "5s", "30m", "1h", "25d", "infinite", "${T}", "1min", "x"]),
+            ),
+            0..60,
+        ),
+        version in proptest::option::of(proptest::sample::select(vec!["2.2", "2.4", "2.6", "3.0"])),
+    ) {
+        let text: String = lines
+            .iter()
+            .map(|(i, n, t)| render(VOCABULARY[*i], *n % 300, t) + "\n")
+            .collect();
+        let settings = Settings {
+            haproxy_version: version.and_then(kubegap_core::config::Version::parse),
+            ..Settings::default()
+        };
+        let input = Input {
+            name: "g.cfg".into(),
+            path: None,
+            bytes: text.into_bytes(),
+            kind: FileKind::Haproxy,
+        };
+        let _ = lint(vec![input], &settings);
+    }
 
     #[test]
     fn arbitrary_text_never_panics(text in "\\PC*") {
