@@ -2,6 +2,18 @@
 
 use crate::rule::Rule;
 
+mod haproxy_hard_stop_cuts_long_lived;
+mod haproxy_hard_stop_without_close_spread;
+mod haproxy_idle_close_on_reload;
+mod haproxy_long_lived_without_shutdown_sessions;
+mod haproxy_missing_timeouts;
+mod haproxy_no_old_process_deadline;
+mod haproxy_reload_not_seamless;
+mod haproxy_retries_without_redispatch;
+mod haproxy_static_order_roundrobin;
+mod haproxy_timeout_without_unit;
+mod haproxy_tunnel_without_client_fin;
+mod haproxy_websocket_without_tunnel_timeout;
 mod k8s_hpa_with_static_replicas;
 mod k8s_ingress_backend_missing;
 mod k8s_pdb_selects_nothing;
@@ -14,6 +26,18 @@ pub use parse_error::PARSE_ERROR;
 
 /// Every rule, sorted by id (a test checks the order).
 pub static RULES: &[&Rule] = &[
+    &haproxy_hard_stop_cuts_long_lived::HAPROXY_HARD_STOP_CUTS_LONG_LIVED,
+    &haproxy_hard_stop_without_close_spread::HAPROXY_HARD_STOP_WITHOUT_CLOSE_SPREAD,
+    &haproxy_idle_close_on_reload::HAPROXY_IDLE_CLOSE_ON_RELOAD,
+    &haproxy_long_lived_without_shutdown_sessions::HAPROXY_LONG_LIVED_WITHOUT_SHUTDOWN_SESSIONS,
+    &haproxy_missing_timeouts::HAPROXY_MISSING_TIMEOUTS,
+    &haproxy_no_old_process_deadline::HAPROXY_NO_OLD_PROCESS_DEADLINE,
+    &haproxy_reload_not_seamless::HAPROXY_RELOAD_NOT_SEAMLESS,
+    &haproxy_retries_without_redispatch::HAPROXY_RETRIES_WITHOUT_REDISPATCH,
+    &haproxy_static_order_roundrobin::HAPROXY_STATIC_ORDER_ROUNDROBIN,
+    &haproxy_timeout_without_unit::HAPROXY_TIMEOUT_WITHOUT_UNIT,
+    &haproxy_tunnel_without_client_fin::HAPROXY_TUNNEL_WITHOUT_CLIENT_FIN,
+    &haproxy_websocket_without_tunnel_timeout::HAPROXY_WEBSOCKET_WITHOUT_TUNNEL_TIMEOUT,
     &k8s_hpa_with_static_replicas::K8S_HPA_WITH_STATIC_REPLICAS,
     &k8s_ingress_backend_missing::K8S_INGRESS_BACKEND_MISSING,
     &k8s_pdb_selects_nothing::K8S_PDB_SELECTS_NOTHING,
