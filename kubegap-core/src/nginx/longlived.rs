@@ -1,0 +1,117 @@
+//! Which proxied locations carry long-lived connections (WebSockets), and why kubegap thinks so.
+//!
+//! Hints, any of which is enough:
+//! - the location's path has a WebSocket-like segment (`/ws`, `/socket.io/`, `/websocket`,
+//!   `/cable`, `/hub`, `/sockjs`);
+//! - the `proxy_pass` target (an upstream or a host) is named for WebSockets (`ws-backend`,
+//!   `chat_websocket`);
+//! - a `# kubegap: long-lived` comment sits in the location (or on the line above it), or in the
+//!   upstream block it proxies to;
+//! - the location forwards the `Upgrade` header (`proxy_set_header Upgrade …`).
+
+use crate::source::SourceMap;
+
+use super::{DirectiveId, NginxConfig};
+
+/// Path or name words that mean WebSockets.
+const WS_WORDS: &[&str] = &[
+    "ws",
+    "wss",
+    "websocket",
+    "websockets",
+    "socket.io",
+    "socketio",
+    "cable",
+    "hub",
+    "hubs",
+    "sockjs",
+    "signalr",
+];
+
+/// The comment that declares a location or upstream long-lived.
+pub const LONG_LIVED_MARK: &str = "kubegap: long-lived";
+
+/// A proxied location that carries long-lived connections.
+#[derive(Clone, Debug)]
+pub struct LongLived {
+    /// The `location` (or, outside any location, the block holding the `proxy_pass`).
+    pub location: DirectiveId,
+    /// The `proxy_pass`.
+    pub proxy_pass: DirectiveId,
+    /// Why kubegap thinks so, for messages (`its path `/ws` …`).
+    pub reason: String,
+}
+
+fn words(text: &str, keep_dot: bool) -> impl Iterator<Item = String> + '_ {
+    text.split(move |c: char| !(c.is_ascii_alphanumeric() || (keep_dot && c == '.')))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
+fn ws_word(text: &str, keep_dot: bool) -> bool {
+    words(text, keep_dot).any(|w| WS_WORDS.contains(&w.as_str()))
+}
+
+impl NginxConfig {
+    /// The location (or block) a directive belongs to, for reporting.
+    fn anchor(&self, id: DirectiveId) -> DirectiveId {
+        self.enclosing(id, "location")
+            .or(self.get(id).parent)
+            .unwrap_or(id)
+    }
+
+    fn marked(&self, block: DirectiveId, files: &SourceMap) -> bool {
+        self.comments_of(block, files)
+            .iter()
+            .any(|c| c.text.contains(LONG_LIVED_MARK))
+    }
+
+    /// Proxied locations that carry long-lived connections, one per location, in order.
+    pub fn long_lived(&self, files: &SourceMap) -> Vec<LongLived> {
+        let upstreams = self.upstreams();
+        let mut out: Vec<LongLived> = Vec::new();
+        for pass in self.proxy_passes() {
+            if self.get(pass.directive).name != "proxy_pass" {
+                continue;
+            }
+            let location = self.anchor(pass.directive);
+            if out.iter().any(|l| l.location == location) {
+                continue;
+            }
+            let loc = self.get(location);
+            let path = if loc.name == "location" {
+                loc.args.last().map(|a| a.value.clone())
+            } else {
+                None
+            };
+            let upstream = pass.upstream.and_then(|i| upstreams.get(i));
+            let reason = if let Some(path) = path.as_deref().filter(|p| ws_word(p, true)) {
+                Some(format!("its path `{path}` looks like a WebSocket endpoint"))
+            } else if self.marked(location, files) {
+                Some(format!("it is marked `# {LONG_LIVED_MARK}`"))
+            } else if upstream.is_some_and(|u| self.marked(u.directive, files)) {
+                Some(format!(
+                    "its upstream `{}` is marked `# {LONG_LIVED_MARK}`",
+                    pass.host
+                ))
+            } else if !pass.host.is_empty() && ws_word(&pass.host, false) {
+                Some(format!(
+                    "it proxies to `{}`, named for WebSockets",
+                    pass.host
+                ))
+            } else if self.proxy_header(Some(pass.directive), "Upgrade").is_some() {
+                Some("it forwards the `Upgrade` header".to_string())
+            } else {
+                None
+            };
+            if let Some(reason) = reason {
+                out.push(LongLived {
+                    location,
+                    proxy_pass: pass.directive,
+                    reason,
+                });
+            }
+        }
+        out
+    }
+}
