@@ -40,8 +40,10 @@ declare_rule! {
     /// }
     /// ```
     ///
-    /// Use instead (a deadline chosen knowingly, longer than the read timeout; or move long-lived
-    /// traffic to a proxy that rarely reloads):
+    /// Use instead:
+    ///
+    /// (a deadline chosen knowingly, longer than the read timeout; or move long-lived traffic to a
+    /// proxy that rarely reloads)
     /// ```nginx,valid
     /// worker_shutdown_timeout 2h;
     /// events {}
