@@ -66,7 +66,7 @@ const TABLE: &[(&str, u8, u8, Shape)] = &[
 ];
 
 /// Checks a directive's name and argument count. `block` says whether it opened a block.
-pub(crate) fn check(name: &Arg, args: &[Arg], block: bool, _stack: &[&str]) -> Vec<ParseError> {
+pub(crate) fn check(name: &Arg, args: &[Arg], block: bool) -> Vec<ParseError> {
     let mut errors = Vec::new();
     let n = name.value.as_str();
     if let Some(&(_, min, max, shape)) = TABLE.iter().find(|(k, ..)| *k == n) {

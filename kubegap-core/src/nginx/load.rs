@@ -6,7 +6,7 @@
 //!   conf prefix), not the including file's directory;
 //! - an absolute pattern is looked for under `Settings::nginx_prefix` when set (first the whole
 //!   path below the prefix, then shorter and shorter tails of it: `/etc/nginx/conf.d/*.conf` finds
-//!   `<prefix>/conf.d/*.conf`); without a prefix, kubegap does not read the machine's own `/etc`
+//!   `<prefix>/conf.d/*.conf`, `/etc/nginx/mime.types` finds `<prefix>/mime.types`); without a prefix, kubegap does not read the machine's own `/etc`
 //!   (the report would depend on where it runs) and records the include as unresolved;
 //! - a pattern with glob characters that matches nothing is fine (nginx accepts it); a plain path
 //!   that matches nothing is a parse error, as `nginx -t` reports it.
@@ -35,7 +35,14 @@ struct Loader<'a> {
     trees: BTreeMap<FileId, FileTree>,
     /// Canonical path → file id, for every file with a path.
     by_path: BTreeMap<PathBuf, FileId>,
+    /// Syntax errors, once per file.
     errors: Vec<ParseError>,
+    /// Include errors of the configuration being built (they depend on the main file).
+    include_errors: Vec<ParseError>,
+    /// Directories relative includes are looked up in, for the configuration being built.
+    bases: Vec<PathBuf>,
+    /// Whether the configuration being built is a fragment (no main context).
+    fragment: bool,
     read_count: usize,
 }
 
@@ -65,9 +72,17 @@ pub fn load_all(
         trees: BTreeMap::new(),
         by_path,
         errors: Vec::new(),
+        include_errors: Vec::new(),
+        bases: Vec::new(),
+        fragment: false,
         read_count: 0,
     };
-    let mut configs: Vec<NginxConfig> = mains.iter().map(|m| loader.config(*m)).collect();
+    let mut configs = Vec::new();
+    let mut config_errors = Vec::new();
+    for main in mains {
+        configs.push(loader.config(*main));
+        config_errors.push(std::mem::take(&mut loader.include_errors));
+    }
 
     // Drop inputs that another input includes (unless they include each other: then the one
     // with the smaller id stays).
@@ -86,10 +101,15 @@ pub fn load_all(
             })
         })
         .collect();
+    let mut errors = loader.errors;
+    for (kept, include_errors) in keep.iter().zip(config_errors) {
+        if *kept {
+            errors.extend(include_errors);
+        }
+    }
     let mut k = keep.into_iter();
     configs.retain(|_| k.next().unwrap_or(true));
 
-    let mut errors = loader.errors;
     errors.sort_by(|a, b| (a.span, &a.message).cmp(&(b.span, &b.message)));
     errors.dedup();
     (configs, errors)
@@ -115,15 +135,35 @@ impl Loader<'_> {
             comments: Vec::new(),
             unresolved_includes: Vec::new(),
         };
-        let base = self
+        let main_dir = self
             .files
             .get(main)
             .path
             .as_deref()
             .and_then(Path::parent)
             .map(Path::to_path_buf);
+        // A fragment (a `conf.d/*.conf` server file given alone) does not know nginx's conf
+        // prefix: its relative includes are looked up in its directory, then up to three
+        // ancestors (`/etc/nginx/conf.d/x.conf` → `/etc/nginx`), then `--nginx-prefix`, and one
+        // found nowhere is recorded as unresolved rather than reported.
+        let tree = self.tree(main);
+        self.fragment = !tree.roots.iter().any(|&r| {
+            matches!(
+                tree.directives[r].name.value.as_str(),
+                "http" | "events" | "stream"
+            )
+        });
+        self.bases = main_dir.iter().cloned().collect();
+        if self.fragment {
+            if let Some(dir) = &main_dir {
+                self.bases
+                    .extend(dir.ancestors().skip(1).take(3).map(Path::to_path_buf));
+            }
+            self.bases
+                .extend(self.settings.nginx_prefix.iter().cloned());
+        }
         let mut chain = vec![main];
-        self.splice(&mut config, main, None, None, base.as_deref(), &mut chain);
+        self.splice(&mut config, main, None, None, &mut chain);
         config
     }
 
@@ -135,7 +175,6 @@ impl Loader<'_> {
         file: FileId,
         parent: Option<DirectiveId>,
         via: Option<DirectiveId>,
-        base: Option<&Path>,
         chain: &mut Vec<FileId>,
     ) {
         let tree = self.tree(file).clone();
@@ -151,7 +190,14 @@ impl Loader<'_> {
         while let Some((local, cfg_parent)) = stack.pop() {
             if config.directives.len() >= MAX_DIRECTIVES {
                 let span = tree.directives[local].span;
-                self.errors.push(ParseError::new(
+                if self
+                    .include_errors
+                    .iter()
+                    .any(|e| e.message.starts_with("configuration too large"))
+                {
+                    return;
+                }
+                self.include_errors.push(ParseError::new(
                     span,
                     "configuration too large: more than 2,000,000 directives after includes",
                 ));
@@ -185,7 +231,7 @@ impl Loader<'_> {
             if raw.name.value == "include" && raw.block.is_none() && raw.args.len() == 1 {
                 let pattern = raw.args[0].clone();
                 let span = raw.span;
-                let targets = self.resolve(config, id, &pattern.value, pattern.span, base);
+                let targets = self.resolve(config, id, &pattern.value, pattern.span);
                 for target in targets {
                     if chain.contains(&target) {
                         let names: Vec<&str> = chain
@@ -193,14 +239,14 @@ impl Loader<'_> {
                             .chain(std::iter::once(&target))
                             .map(|f| self.files.get(*f).name.as_str())
                             .collect();
-                        self.errors.push(ParseError::new(
+                        self.include_errors.push(ParseError::new(
                             span,
                             format!("include cycle: {}", names.join(" → ")),
                         ));
                         continue;
                     }
                     if chain.len() > MAX_INCLUDE_DEPTH {
-                        self.errors.push(ParseError::new(
+                        self.include_errors.push(ParseError::new(
                             span,
                             format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels"),
                         ));
@@ -208,7 +254,7 @@ impl Loader<'_> {
                     }
                     config.directives[id.0 as usize].included_files.push(target);
                     chain.push(target);
-                    self.splice(config, target, cfg_parent, Some(id), base, chain);
+                    self.splice(config, target, cfg_parent, Some(id), chain);
                     chain.pop();
                 }
             }
@@ -222,7 +268,6 @@ impl Loader<'_> {
         include: DirectiveId,
         pattern: &str,
         span: Span,
-        base: Option<&Path>,
     ) -> Vec<FileId> {
         let has_glob = pattern.contains(['*', '?', '[']);
         let pattern_path = Path::new(pattern);
@@ -236,22 +281,21 @@ impl Loader<'_> {
                 .components()
                 .filter(|c| matches!(c, std::path::Component::Normal(_)))
                 .collect();
-            // The whole path below the prefix, then shorter tails (at least a directory and a
-            // file name, or the file name alone for a one-component path).
-            let min_tail = parts.len().min(2);
+            // The whole path below the prefix, then shorter tails, down to the file name for a
+            // plain path (`/etc/nginx/mime.types` → `<prefix>/mime.types`) and to a directory
+            // and a pattern for a glob (a bare `*.conf` would match unrelated files).
+            let min_tail = if has_glob { parts.len().min(2) } else { 1 };
             for skip in 0..=parts.len().saturating_sub(min_tail) {
                 let tail: PathBuf = parts[skip..].iter().collect();
                 candidates.push(prefix.join(tail));
             }
         } else {
-            match base {
-                Some(base) => candidates.push(base.join(pattern_path)),
+            if self.bases.is_empty() {
                 // Standard input: relative includes cannot be resolved.
-                None => {
-                    config.unresolved_includes.push(include);
-                    return Vec::new();
-                }
+                config.unresolved_includes.push(include);
+                return Vec::new();
             }
+            candidates.extend(self.bases.iter().map(|b| b.join(pattern_path)));
         }
         for candidate in &candidates {
             let found = self.expand(candidate, has_glob);
@@ -264,6 +308,10 @@ impl Loader<'_> {
                 }
                 return ids;
             }
+        }
+        if self.fragment && !pattern_path.is_absolute() {
+            config.unresolved_includes.push(include);
+            return Vec::new();
         }
         if !has_glob {
             let shown = candidates
@@ -279,7 +327,7 @@ impl Loader<'_> {
                     message: "absolute paths are looked up under --nginx-prefix".into(),
                 });
             }
-            self.errors.push(error);
+            self.include_errors.push(error);
         }
         Vec::new()
     }

@@ -7,7 +7,9 @@
 //!   `chat_websocket`);
 //! - a `# kubegap: long-lived` comment sits in the location (or on the line above it), or in the
 //!   upstream block it proxies to;
-//! - the location forwards the `Upgrade` header (`proxy_set_header Upgrade …`).
+//! - the location itself forwards the `Upgrade` header (`proxy_set_header Upgrade …` written in
+//!   the location; one inherited from the server or http level applies to every location and
+//!   says nothing about this one).
 
 use crate::source::SourceMap;
 
@@ -99,7 +101,12 @@ impl NginxConfig {
                     "it proxies to `{}`, named for WebSockets",
                     pass.host
                 ))
-            } else if self.proxy_header(Some(pass.directive), "Upgrade").is_some() {
+            } else if self
+                .proxy_header(Some(pass.directive), "Upgrade")
+                .is_some_and(|h| {
+                    loc.name != "location" || self.enclosing(h, "location") == Some(location)
+                })
+            {
                 Some("it forwards the `Upgrade` header".to_string())
             } else {
                 None

@@ -361,12 +361,9 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
     // Open blocks: index of the block directive.
     let mut stack: Vec<usize> = Vec::new();
     let mut words: Vec<Arg> = Vec::new();
-    // Whether the innermost open block holds data entries rather than directives.
-    let literal_depth = |tree: &FileTree, stack: &[usize]| {
-        stack
-            .iter()
-            .any(|&i| is_literal_block(&tree.directives[i].name.value))
-    };
+    // How many open blocks hold data entries (`map`, `types`…) rather than directives; kept as
+    // a counter so that checking it does not walk the stack.
+    let mut literal_open = 0usize;
 
     let push = |tree: &mut FileTree, stack: &[usize], d: RawDirective| -> usize {
         let id = tree.directives.len();
@@ -393,13 +390,8 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                 }
                 let name = words.remove(0);
                 let args = std::mem::take(&mut words);
-                if !literal_depth(&tree, &stack) {
-                    lexer.errors.extend(directives::check(
-                        &name,
-                        &args,
-                        false,
-                        &stack_names(&tree, &stack),
-                    ));
+                if literal_open == 0 {
+                    lexer.errors.extend(directives::check(&name, &args, false));
                 }
                 let d = RawDirective {
                     span: name.span.to(span),
@@ -433,13 +425,8 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                 }
                 let name = words.remove(0);
                 let args = std::mem::take(&mut words);
-                if !literal_depth(&tree, &stack) {
-                    lexer.errors.extend(directives::check(
-                        &name,
-                        &args,
-                        true,
-                        &stack_names(&tree, &stack),
-                    ));
+                if literal_open == 0 {
+                    lexer.errors.extend(directives::check(&name, &args, true));
                 }
                 if name.value.ends_with("_by_lua_block") {
                     let (raw, close) = lexer.lua_body();
@@ -479,6 +466,9 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                         raw: None,
                     }),
                 };
+                if is_literal_block(&d.name.value) {
+                    literal_open += 1;
+                }
                 let id = push(&mut tree, &stack, d);
                 stack.push(id);
             }
@@ -508,6 +498,9 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                 }
                 match stack.pop() {
                     Some(id) => {
+                        if is_literal_block(&tree.directives[id].name.value) {
+                            literal_open = literal_open.saturating_sub(1);
+                        }
                         if let Some(block) = tree.directives[id].block.as_mut() {
                             block.close = Some(close);
                         }
@@ -557,12 +550,4 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
     }
     tree.comments = lexer.comments;
     (tree, lexer.errors)
-}
-
-/// Names of the open blocks, outermost first.
-fn stack_names<'t>(tree: &'t FileTree, stack: &[usize]) -> Vec<&'t str> {
-    stack
-        .iter()
-        .map(|&i| tree.directives[i].name.value.as_str())
-        .collect()
 }

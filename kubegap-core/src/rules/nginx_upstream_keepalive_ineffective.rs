@@ -93,7 +93,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let mut problems = Vec::new();
             let mut labels = Vec::new();
             let version = cfg.proxy_http_version(at, cx.settings);
-            if version.value != "1.1" {
+            // HTTP/1.1 and HTTP/2 (`proxy_http_version 2`, nginx 1.29+) both reuse connections.
+            let old_http = version.value == "1.0";
+            if old_http {
                 problems.push(format!(
                     "`proxy_http_version` is {} ({})",
                     version.value,
@@ -111,7 +113,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         labels.push((cfg.get(id).span, "`Connection` set here".to_string()));
                     }
                 }
-                None if !new_defaults => problems.push(
+                None if !new_defaults && version.value != "2" => problems.push(
                     "the `Connection` header is not cleared (nginx default: `Connection: close`)"
                         .to_string(),
                 ),
