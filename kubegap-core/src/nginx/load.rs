@@ -164,6 +164,7 @@ impl Loader<'_> {
         }
         let mut chain = vec![main];
         self.splice(&mut config, main, None, None, &mut chain);
+        config.comments.sort_by_key(|c| (c.span.file, c.span.start));
         config
     }
 

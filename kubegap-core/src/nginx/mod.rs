@@ -400,17 +400,57 @@ impl NginxConfig {
         let file = files.get(d.span.file);
         let full = d.full_span();
         let line = file.line_index(d.span.start);
-        self.comments
-            .iter()
-            .filter(|c| c.span.file == d.span.file)
-            .filter(|c| {
-                (c.span.start >= full.start && c.span.end <= full.end.max(d.span.end)) || {
-                    let l = file.line_index(c.span.start);
-                    l + 1 == line || l == line
-                }
-            })
-            .collect()
+        let starts = file.line_starts();
+        // From the start of the line above the block to the end of the block (or of its first
+        // line, whichever is later). Comments are sorted by (file, offset).
+        let from = starts[line.saturating_sub(1)];
+        let to = starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(u32::MAX)
+            .max(full.end);
+        let key = |c: &Comment| (c.span.file, c.span.start);
+        let lo = self
+            .comments
+            .partition_point(|c| key(c) < (d.span.file, from));
+        let hi = self
+            .comments
+            .partition_point(|c| key(c) < (d.span.file, to));
+        self.comments[lo..hi.max(lo)].iter().collect()
     }
+
+    /// The addresses a `proxy_pass` sends to: the servers of its upstream block, or the host
+    /// and port of its URL. For linking to Kubernetes Services (`name.namespace.svc…:port`).
+    pub fn targets(&self, pass: &ProxyPass, upstreams: &[Upstream]) -> Vec<Target> {
+        match pass.upstream.and_then(|i| upstreams.get(i)) {
+            Some(upstream) => upstream
+                .servers
+                .iter()
+                .map(|s| Target {
+                    host: s.host.clone(),
+                    port: s.port,
+                    span: s.address_span,
+                })
+                .collect(),
+            None if !pass.host.is_empty() => vec![Target {
+                host: pass.host.clone(),
+                port: pass.port,
+                span: pass.url_span,
+            }],
+            None => Vec::new(),
+        }
+    }
+}
+
+/// One address a `proxy_pass` can reach.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Host name or address.
+    pub host: String,
+    /// Port, if written (nginx then uses 80 or 443 from the scheme).
+    pub port: Option<u16>,
+    /// Where the address is written (an upstream `server` line or the `proxy_pass` URL).
+    pub span: Span,
 }
 
 /// Splits `host:port` (also `[v6]:port`, `unix:/path`).

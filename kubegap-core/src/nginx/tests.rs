@@ -305,6 +305,16 @@ fn model_exposes_servers_upstreams_and_targets() {
     assert!(passes
         .iter()
         .all(|p| p.server.is_some() && p.location.is_some()));
+    let upstreams = cfg.upstreams();
+    let targets = cfg.targets(&passes[0], &upstreams);
+    assert_eq!(targets.len(), 3);
+    assert_eq!(targets[0].host, "10.0.0.1");
+    let targets = cfg.targets(&passes[1], &upstreams);
+    assert_eq!(
+        (targets[0].host.as_str(), targets[0].port),
+        ("web.default.svc.cluster.local", Some(8080))
+    );
+    assert!(cfg.targets(&passes[2], &upstreams).is_empty());
 }
 
 #[test]
