@@ -9,7 +9,8 @@
 //!   upstream block it proxies to;
 //! - the location itself forwards the `Upgrade` header (`proxy_set_header Upgrade …` written in
 //!   the location; one inherited from the server or http level applies to every location and
-//!   says nothing about this one).
+//!   says nothing about this one). When every proxied location (three or more) writes it, as
+//!   ingress-nginx's template does, the header is boilerplate and not a hint either.
 
 use crate::source::SourceMap;
 
@@ -71,11 +72,32 @@ impl NginxConfig {
     /// Proxied locations that carry long-lived connections, one per location, in order.
     pub fn long_lived(&self, files: &SourceMap) -> Vec<LongLived> {
         let upstreams = self.upstreams();
+        let passes: Vec<_> = self
+            .proxy_passes()
+            .into_iter()
+            .filter(|p| self.get(p.directive).name == "proxy_pass")
+            .collect();
+        // Whether the location forwards `Upgrade` itself (not inherited from server or http).
+        let own_upgrade = |pass: DirectiveId, location: DirectiveId| {
+            self.proxy_header(Some(pass), "Upgrade").is_some_and(|h| {
+                self.get(location).name != "location"
+                    || self.enclosing(h, "location") == Some(location)
+            })
+        };
+        // A template that writes the `Upgrade` header into every proxied location (ingress-nginx
+        // does) says nothing about any of them: the hint only counts when some locations lack it.
+        let mut anchors: Vec<(DirectiveId, DirectiveId)> = passes
+            .iter()
+            .map(|p| (self.anchor(p.directive), p.directive))
+            .collect();
+        anchors.dedup_by_key(|(location, _)| *location);
+        let with_upgrade = anchors
+            .iter()
+            .filter(|(location, pass)| own_upgrade(*pass, *location))
+            .count();
+        let blanket_upgrade = anchors.len() >= 3 && with_upgrade == anchors.len();
         let mut out: Vec<LongLived> = Vec::new();
-        for pass in self.proxy_passes() {
-            if self.get(pass.directive).name != "proxy_pass" {
-                continue;
-            }
+        for pass in passes {
             let location = self.anchor(pass.directive);
             if out.iter().any(|l| l.location == location) {
                 continue;
@@ -101,12 +123,7 @@ impl NginxConfig {
                     "it proxies to `{}`, named for WebSockets",
                     pass.host
                 ))
-            } else if self
-                .proxy_header(Some(pass.directive), "Upgrade")
-                .is_some_and(|h| {
-                    loc.name != "location" || self.enclosing(h, "location") == Some(location)
-                })
-            {
+            } else if !blanket_upgrade && own_upgrade(pass.directive, location) {
                 Some("it forwards the `Upgrade` header".to_string())
             } else {
                 None

@@ -473,3 +473,24 @@ fn long_lived_hints() {
         ]
     );
 }
+
+#[test]
+fn an_upgrade_header_in_every_location_is_not_a_hint() {
+    let location = |p: &str| {
+        format!("location {p} {{ proxy_set_header Upgrade $http_upgrade; proxy_pass http://a; }}\n")
+    };
+    let text = format!(
+        "http {{ server {{\n{}{}{}}} }}",
+        location("/a"),
+        location("/b"),
+        location("/ws")
+    );
+    let (files, cfg, errors) = load_text(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let found: Vec<String> = cfg
+        .long_lived(&files)
+        .iter()
+        .map(|l| cfg.describe(l.location))
+        .collect();
+    assert_eq!(found, ["location /ws"]);
+}
