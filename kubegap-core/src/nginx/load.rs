@@ -6,8 +6,9 @@
 //!   conf prefix), not the including file's directory;
 //! - an absolute pattern is looked for under `Settings::nginx_prefix` when set (first the whole
 //!   path below the prefix, then shorter and shorter tails of it: `/etc/nginx/conf.d/*.conf` finds
-//!   `<prefix>/conf.d/*.conf`, `/etc/nginx/mime.types` finds `<prefix>/mime.types`); without a prefix, kubegap does not read the machine's own `/etc`
-//!   (the report would depend on where it runs) and records the include as unresolved;
+//!   `<prefix>/conf.d/*.conf`, `/etc/nginx/mime.types` finds `<prefix>/mime.types`); without a
+//!   prefix, kubegap does not read the machine's own `/etc` (the report would depend on where it
+//!   runs) and records the include as unresolved;
 //! - a pattern with glob characters that matches nothing is fine (nginx accepts it); a plain path
 //!   that matches nothing is a parse error, as `nginx -t` reports it.
 
@@ -15,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::config::Settings;
-use crate::finding::{Label, ParseError};
+use crate::finding::ParseError;
 use crate::source::{FileId, FileKind, SourceFile, SourceMap, Span};
 
 use super::parse::{parse_file, FileTree};
@@ -238,7 +239,14 @@ impl Loader<'_> {
                         let names: Vec<&str> = chain
                             .iter()
                             .chain(std::iter::once(&target))
-                            .map(|f| self.files.get(*f).name.as_str())
+                            .map(|f| {
+                                let file = self.files.get(*f);
+                                file.path
+                                    .as_deref()
+                                    .and_then(Path::file_name)
+                                    .and_then(|n| n.to_str())
+                                    .unwrap_or(&file.name)
+                            })
                             .collect();
                         self.include_errors.push(ParseError::new(
                             span,
@@ -315,19 +323,23 @@ impl Loader<'_> {
             return Vec::new();
         }
         if !has_glob {
-            let shown = candidates
-                .first()
-                .map_or_else(|| pattern.to_string(), |c| c.display().to_string());
-            let mut error = ParseError::new(
+            // Messages name no absolute path, so they read the same on every machine.
+            let where_ = if pattern_path.is_absolute() {
+                "under --nginx-prefix".to_string()
+            } else {
+                let main = self.files.get(config.file);
+                let main_name = main
+                    .path
+                    .as_deref()
+                    .and_then(Path::file_name)
+                    .and_then(|n| n.to_str())
+                    .unwrap_or(&main.name);
+                format!("relative to the directory of `{main_name}`, as nginx resolves it")
+            };
+            let error = ParseError::new(
                 span,
-                format!("included file `{pattern}` not found (looked for `{shown}`)"),
+                format!("included file `{pattern}` not found {where_}"),
             );
-            if pattern_path.is_absolute() {
-                error.labels.push(Label {
-                    span,
-                    message: "absolute paths are looked up under --nginx-prefix".into(),
-                });
-            }
             self.include_errors.push(error);
         }
         Vec::new()

@@ -105,12 +105,20 @@ pub enum ValueSource {
 }
 
 impl ValueSource {
-    /// For messages: `set at nginx.conf:12` or the default's description.
+    /// For messages: `set at nginx.conf:12` or the default's description. Only the file's base
+    /// name is used, so that messages (and snapshots of them) do not depend on where the files
+    /// are; the label on the directive gives the full location.
     pub fn describe(&self, files: &SourceMap) -> String {
         match self {
             ValueSource::Directive { span, .. } => {
                 let file = files.get(span.file);
-                format!("set at {}:{}", file.name, file.line_col(span.start).line)
+                let base = file
+                    .path
+                    .as_deref()
+                    .and_then(std::path::Path::file_name)
+                    .and_then(|n| n.to_str())
+                    .unwrap_or(&file.name);
+                format!("set at {base}:{}", file.line_col(span.start).line)
             }
             ValueSource::Default(text) => text.clone(),
         }

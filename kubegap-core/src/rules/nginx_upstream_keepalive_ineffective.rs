@@ -125,10 +125,15 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let finding = sink.report(
                 cfg.get(pass.directive).span,
                 format!(
-                    "upstream `{}` keeps idle connections (`{}`) but this `proxy_pass` never reuses \
-                     them: {}",
+                    "upstream `{}` keeps idle connections (`{}`, {}) but this `proxy_pass` never \
+                     reuses them: {}",
                     upstream.name,
                     cfg.describe(keepalive),
+                    crate::nginx::ValueSource::Directive {
+                        id: keepalive,
+                        span: cfg.get(keepalive).span
+                    }
+                    .describe(cx.files),
                     problems.join("; ")
                 ),
             );
