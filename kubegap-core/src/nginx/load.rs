@@ -25,7 +25,10 @@ use super::{Directive, DirectiveId, NginxConfig};
 /// Include nesting deeper than this is reported (and not followed).
 const MAX_INCLUDE_DEPTH: usize = 32;
 /// At most this many directives per configuration (guards against include fan-out bombs).
-const MAX_DIRECTIVES: usize = 2_000_000;
+const MAX_DIRECTIVES: usize = 1_000_000;
+/// At most this many file expansions per configuration (every file including every file
+/// without a cycle is factorial).
+const MAX_EXPANSIONS: usize = 20_000;
 /// At most this many files read through includes in one run.
 const MAX_INCLUDED_FILES: usize = 10_000;
 
@@ -44,6 +47,13 @@ struct Loader<'a> {
     bases: Vec<PathBuf>,
     /// Whether the configuration being built is a fragment (no main context).
     fragment: bool,
+    /// Files spliced into the configuration being built.
+    expansions: usize,
+    /// Resolved include patterns (candidate path → files), so repeated includes touch the disk
+    /// once.
+    resolved: BTreeMap<PathBuf, Vec<PathBuf>>,
+    /// Paths already mapped to a file id, before canonicalisation.
+    by_raw_path: BTreeMap<PathBuf, FileId>,
     read_count: usize,
 }
 
@@ -76,6 +86,9 @@ pub fn load_all(
         include_errors: Vec::new(),
         bases: Vec::new(),
         fragment: false,
+        expansions: 0,
+        resolved: BTreeMap::new(),
+        by_raw_path: BTreeMap::new(),
         read_count: 0,
     };
     let mut configs = Vec::new();
@@ -163,6 +176,7 @@ impl Loader<'_> {
             self.bases
                 .extend(self.settings.nginx_prefix.iter().cloned());
         }
+        self.expansions = 0;
         let mut chain = vec![main];
         self.splice(&mut config, main, None, None, &mut chain);
         config.comments.sort_by_key(|c| (c.span.file, c.span.start));
@@ -179,6 +193,20 @@ impl Loader<'_> {
         via: Option<DirectiveId>,
         chain: &mut Vec<FileId>,
     ) {
+        if config.directives.len() >= MAX_DIRECTIVES || self.expansions >= MAX_EXPANSIONS {
+            return;
+        }
+        self.expansions += 1;
+        if self.expansions == MAX_EXPANSIONS {
+            if let Some(span) = via.map(|v| config.get(v).span) {
+                self.include_errors.push(ParseError::new(
+                    span,
+                    "too many includes: more than 20,000 files spliced into one configuration; \
+                     the rest are not read",
+                ));
+            }
+            return;
+        }
         let tree = self.tree(file).clone();
         if !config.files.contains(&file) {
             config.files.push(file);
@@ -201,7 +229,7 @@ impl Loader<'_> {
                 }
                 self.include_errors.push(ParseError::new(
                     span,
-                    "configuration too large: more than 2,000,000 directives after includes",
+                    "configuration too large: more than 1,000,000 directives after includes",
                 ));
                 return;
             }
@@ -235,8 +263,16 @@ impl Loader<'_> {
                 let span = raw.span;
                 let targets = self.resolve(config, id, &pattern.value, pattern.span);
                 for target in targets {
-                    if chain.contains(&target) {
-                        let names: Vec<&str> = chain
+                    if let Some(start) = chain.iter().position(|f| *f == target) {
+                        // One report per include directive, naming only the cycle itself.
+                        if self
+                            .include_errors
+                            .iter()
+                            .any(|e| e.span == span && e.message.starts_with("include cycle"))
+                        {
+                            continue;
+                        }
+                        let names: Vec<&str> = chain[start..]
                             .iter()
                             .chain(std::iter::once(&target))
                             .map(|f| {
@@ -307,7 +343,14 @@ impl Loader<'_> {
             candidates.extend(self.bases.iter().map(|b| b.join(pattern_path)));
         }
         for candidate in &candidates {
-            let found = self.expand(candidate, has_glob);
+            let found = match self.resolved.get(candidate) {
+                Some(found) => found.clone(),
+                None => {
+                    let found = self.expand(candidate, has_glob);
+                    self.resolved.insert(candidate.clone(), found.clone());
+                    found
+                }
+            };
             if !found.is_empty() {
                 let mut ids = Vec::new();
                 for path in found {
@@ -367,8 +410,12 @@ impl Loader<'_> {
 
     /// The id of a file on disk, reading and adding it when it is not in the map yet.
     fn file_id(&mut self, path: &Path, span: Span) -> Option<FileId> {
+        if let Some(id) = self.by_raw_path.get(path) {
+            return Some(*id);
+        }
         let key = canonical(path);
         if let Some(id) = self.by_path.get(&key) {
+            self.by_raw_path.insert(path.to_path_buf(), *id);
             return Some(*id);
         }
         if self.read_count >= MAX_INCLUDED_FILES {
@@ -410,6 +457,7 @@ impl Loader<'_> {
             FileKind::Nginx,
         ));
         self.by_path.insert(key, id);
+        self.by_raw_path.insert(path.to_path_buf(), id);
         Some(id)
     }
 }

@@ -494,3 +494,29 @@ fn an_upgrade_header_in_every_location_is_not_a_hint() {
         .collect();
     assert_eq!(found, ["location /ws"]);
 }
+
+#[test]
+fn include_fan_out_is_bounded() {
+    // Every file includes every file: cycles are cut, and the expansion stays finite.
+    let dir = scratch("fanout");
+    let main = write(
+        &dir,
+        "nginx.conf",
+        "events {}\nhttp { include inc/*.conf; }\n",
+    );
+    for i in 0..9 {
+        write(
+            &dir,
+            &format!("inc/{i}.conf"),
+            "include inc/*.conf;\nserver { listen 80; }\n",
+        );
+    }
+    let (_, configs, errors) = load_paths(&[main], &Settings::default());
+    assert_eq!(configs.len(), 1);
+    assert!(errors
+        .iter()
+        .all(|e| e.message.starts_with("include cycle") || e.message.starts_with("too many")));
+    // One cycle report per include directive at most, plus the cap.
+    assert!(errors.len() <= 11, "{}", errors.len());
+    assert!(!configs[0].servers().is_empty());
+}
