@@ -229,8 +229,8 @@ impl<'a> Lexer<'a> {
         while i < self.bytes.len() {
             let c = self.bytes[i];
             if c == b'{' && variable {
-                // `${name}`: the brace belongs to the word.
-                variable = false;
+                // `${name}`: the brace belongs to the word. As in nginx, `variable` stays set, so
+                // `${{` keeps both braces.
                 i += 1;
                 continue;
             }

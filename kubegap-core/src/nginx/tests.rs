@@ -520,3 +520,15 @@ fn include_fan_out_is_bounded() {
     assert!(errors.len() <= 11, "{}", errors.len());
     assert!(!configs[0].servers().is_empty());
 }
+
+#[test]
+fn variable_braces_stay_in_the_word_as_in_nginx() {
+    // Found by comparing with `nginx -t`: after `${`, further `{` stay in the word.
+    let (_, cfg, errors) =
+        load_text("http { server { location /l1${{\"${host}\" { return 204; } } }");
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(
+        cfg.get(cfg.locations()[0]).arg(0),
+        Some("/l1${{\"${host}\"")
+    );
+}
