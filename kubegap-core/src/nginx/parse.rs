@@ -1,7 +1,8 @@
 //! The nginx tokenizer and tree builder for one file. Follows `ngx_conf_read_token` closely:
 //! words end at whitespace, `;` or `{`; quotes only open at the start of a word; a closing quote
-//! must be followed by whitespace, `;`, `{` or `)`; `#` starts a comment only at the start of a
-//! word. `*_by_lua_block` bodies are skipped as opaque text. No recursion: blocks use a stack.
+//! must be followed by whitespace, `;`, `{` or `)` (which starts the next word); `#` starts a
+//! comment only at the start of a word. `*_by_lua_block` bodies are skipped as opaque text.
+//! No recursion: blocks use a stack. Checked against `nginx -t` on generated inputs.
 
 use crate::finding::{Label, ParseError};
 use crate::source::{FileId, Span};
@@ -206,10 +207,10 @@ impl<'a> Lexer<'a> {
             span: self.span(start, i + 1),
             quoted: true,
         };
-        // nginx wants a separator after a closing quote; `)` is swallowed as one (for `if`).
+        // nginx wants a separator after a closing quote; `)` may follow directly (for `if`), and
+        // then starts the next word.
         match self.bytes.get(self.pos) {
-            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b';' | b'{') => {}
-            Some(b')') => self.pos += 1,
+            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b';' | b'{' | b')') => {}
             Some(_) => {
                 let at = self.pos;
                 let len = self.char_len(at);

@@ -120,9 +120,9 @@ fn comments_braces_in_quotes_and_if() {
     assert_eq!(cfg.comments.len(), 1);
     assert_eq!(cfg.comments[0].text, "c1");
     let iff = cfg.get(find(&cfg, "if"));
-    // nginx swallows the `)` after a closing quote.
+    // A `)` right after a closing quote is the next word, as in nginx.
     let values: Vec<&str> = iff.args.iter().map(|a| a.value.as_str()).collect();
-    assert_eq!(values, ["($request_method", "=", "POST"]);
+    assert_eq!(values, ["($request_method", "=", "POST", ")"]);
     assert_eq!(cfg.children(Some(find(&cfg, "if"))).len(), 1);
 }
 
