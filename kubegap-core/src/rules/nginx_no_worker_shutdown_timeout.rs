@@ -10,7 +10,8 @@ declare_rule! {
     /// Flags a configuration with a main context (`events`, `http` or `stream` at the top level;
     /// fragments such as `conf.d/*.conf` cannot set it) that has WebSocket locations (recognised as
     /// in `nginx-websocket-missing-upgrade`) and no `worker_shutdown_timeout`. The finding points at
-    /// the first such location and labels the others.
+    /// the first such location and labels the others. When a main-context `include` could not be
+    /// read (an absolute path without `--nginx-prefix`), a note says the directive may be there.
     ///
     /// ## Why is this bad?
     /// Without the directive, old workers wait for their last connection to close after a reload.
@@ -96,6 +97,15 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             "kubegap treats it as a WebSocket location because {}",
             first.reason
         ));
+        for include in &cfg.unresolved_includes {
+            if cfg.get(*include).parent.is_none() {
+                finding.note(format!(
+                    "kubegap did not read `{}` (absolute paths are read only under --nginx-prefix), \
+                     which may set it",
+                    cfg.describe(*include)
+                ));
+            }
+        }
         for other in long_lived.iter().skip(1) {
             finding.label(
                 primary_span(cfg, other.location, other.proxy_pass),
