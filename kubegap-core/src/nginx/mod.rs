@@ -1,7 +1,7 @@
 //! nginx configs: a parser with spans, includes, and effective settings (issue #4).
 //!
 //! - [`load_all`] parses every nginx input, follows `include`s (adding the included files to the
-//!   [`SourceMap`], so findings point into them) and returns one [`NginxConfig`] per main file.
+//!   [`SourceMap`](crate::source::SourceMap), so findings point into them) and returns one [`NginxConfig`] per main file.
 //! - A [`NginxConfig`] is an arena of [`Directive`]s in which each `include` is followed by the
 //!   directives of the files it includes, spliced into the including block: walking the tree is
 //!   walking the configuration nginx sees.
@@ -11,10 +11,21 @@
 //! - [`NginxConfig::upstreams`], [`NginxConfig::servers`] and [`NginxConfig::proxy_passes`] are the
 //!   typed views rules (and, later, links to Kubernetes Services) use.
 //!
-//! Inputs included by another input: when a file given on the command line is also included by
-//! another nginx input, it is linted only as part of the including configuration (it gets no
-//! [`NginxConfig`] of its own), so its findings are not reported twice. Parse errors are reported
-//! once per file whatever the number of configurations that include it.
+//! Decisions worth knowing:
+//! - **Inputs included by another input**: when a file given on the command line is also included
+//!   by another nginx input, it is linted only as part of the including configuration (it gets no
+//!   [`NginxConfig`] of its own), so its findings are not reported twice. Syntax errors are
+//!   reported once per file whatever the number of configurations that include it; include errors
+//!   (missing file, cycle) only for the configurations that are reported.
+//! - **Include paths** (see `load.rs`): relative to the main file's directory, as nginx does;
+//!   absolute paths only under `Settings::nginx_prefix` (never the linting machine's `/etc`);
+//!   a fragment (no `http`/`events`/`stream` at the top) also looks in three parent directories,
+//!   and what it cannot find is recorded in [`NginxConfig::unresolved_includes`], not reported.
+//! - **Parse errors** follow `nginx -t` for syntax (quotes, braces, `;`), argument counts of the
+//!   common directives, and directive names one edit away from a known one (`proxy_passs`).
+//!   Other unknown directives are accepted: third-party modules add hundreds.
+//! - **Unknown nginx version**: defaults that changed in 1.29.7 (`proxy_http_version`) are taken
+//!   from the older version, the worst plausible case, and the value's source says so.
 
 mod directives;
 mod load;
