@@ -75,7 +75,8 @@ impl NginxConfig {
         let passes: Vec<_> = self
             .proxy_passes()
             .into_iter()
-            .filter(|p| self.get(p.directive).name == "proxy_pass")
+            // stream proxies pass bytes through: no handshake, no read timeout to configure here.
+            .filter(|p| self.get(p.directive).name == "proxy_pass" && !p.stream)
             .collect();
         // Whether the location forwards `Upgrade` itself (not inherited from server or http).
         let own_upgrade = |pass: DirectiveId, location: DirectiveId| {

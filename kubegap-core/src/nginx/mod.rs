@@ -166,7 +166,7 @@ pub struct ProxyPass {
     pub url: String,
     /// Span of the URL.
     pub url_span: Span,
-    /// `http`, `https`, `grpc`, … (`None` when the URL has no scheme, e.g. a variable).
+    /// `http`, `https`, `grpc`, … (`None` without a scheme: a stream `proxy_pass`, a variable).
     pub scheme: Option<String>,
     /// Host part (an upstream name, a host name or an address); empty for variables.
     pub host: String,
@@ -178,6 +178,8 @@ pub struct ProxyPass {
     pub location: Option<DirectiveId>,
     /// The enclosing `server`.
     pub server: Option<DirectiveId>,
+    /// Whether it is in the `stream` (TCP/UDP) context.
+    pub stream: bool,
 }
 
 impl NginxConfig {
@@ -373,7 +375,8 @@ impl NginxConfig {
                 let (scheme, rest) = match a.value.split_once("://") {
                     Some((s, r)) => (Some(s.to_ascii_lowercase()), r),
                     None if d.name == "grpc_pass" => (Some("grpc".to_string()), a.value.as_str()),
-                    None => (None, ""),
+                    // stream `proxy_pass backend;` / `proxy_pass 10.0.0.1:53;`: no scheme.
+                    None => (None, a.value.as_str()),
                 };
                 let authority = rest.split('/').next().unwrap_or("");
                 let (host, port) = if authority.contains('$') {
@@ -399,6 +402,7 @@ impl NginxConfig {
                     upstream,
                     location: self.enclosing(id, "location"),
                     server: self.enclosing(id, "server"),
+                    stream: self.enclosing(id, "stream").is_some(),
                 })
             })
             .collect()

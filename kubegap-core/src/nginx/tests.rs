@@ -222,6 +222,11 @@ fn effective_values_follow_inheritance_and_defaults() {
     // The stream proxy_pass has no scheme and no location.
     assert_eq!(passes[2].scheme, None);
     assert_eq!(passes[2].location, None);
+    assert!(passes[2].stream && !passes[0].stream);
+    assert_eq!(
+        (passes[2].host.as_str(), passes[2].port),
+        ("10.0.0.2", Some(53))
+    );
 }
 
 #[test]
@@ -454,7 +459,7 @@ fn fragments_look_for_relative_includes_in_ancestors() {
 
 #[test]
 fn long_lived_hints() {
-    let text = "http { upstream ws_backend { server a:1; }\n upstream plain { # kubegap: long-lived\n server b:1; }\n server {\n location /socket.io/ { proxy_pass http://a; }\n location /x { proxy_pass http://ws_backend; }\n location /y { proxy_pass http://plain; }\n # kubegap: long-lived\n location /z { proxy_pass http://c; }\n location /u { proxy_set_header Upgrade $http_upgrade; proxy_pass http://d; }\n location /news { proxy_pass http://e; }\n location /ws-docs { root /srv; } } }";
+    let text = "stream { upstream ws { server a:1; } server { listen 1; proxy_pass ws; } }\nhttp { upstream ws_backend { server a:1; }\n upstream plain { # kubegap: long-lived\n server b:1; }\n server {\n location /socket.io/ { proxy_pass http://a; }\n location /x { proxy_pass http://ws_backend; }\n location /y { proxy_pass http://plain; }\n # kubegap: long-lived\n location /z { proxy_pass http://c; }\n location /u { proxy_set_header Upgrade $http_upgrade; proxy_pass http://d; }\n location /news { proxy_pass http://e; }\n location /ws-docs { root /srv; } } }";
     let (files, cfg, errors) = load_text(text);
     assert!(errors.is_empty(), "{errors:?}");
     let found: Vec<String> = cfg
