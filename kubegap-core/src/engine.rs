@@ -86,6 +86,7 @@ impl Workspace {
             haproxy: &self.haproxy,
             nginx: &self.nginx,
             settings,
+            chains: &[],
         }
     }
 }
@@ -169,7 +170,11 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
 
 /// Runs every enabled rule over a workspace and returns the sorted report.
 pub fn check(workspace: Workspace, settings: &Settings) -> Report {
-    let cx = workspace.context(settings);
+    let chains = crate::chain::build(&workspace.context(settings));
+    let cx = Context {
+        chains: &chains,
+        ..workspace.context(settings)
+    };
     let rule_findings: Vec<Vec<Finding>> = RULES
         .par_iter()
         .filter(|rule| settings.rule_enabled(rule.id))

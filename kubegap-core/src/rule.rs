@@ -26,6 +26,8 @@ pub struct Context<'a> {
     pub nginx: &'a [NginxConfig],
     /// Resolved settings (versions, topology, options).
     pub settings: &'a Settings,
+    /// Timeout chains through the layers, built once per run (empty while they are built).
+    pub chains: &'a [crate::chain::Chain],
 }
 
 impl<'a> Context<'a> {
@@ -50,10 +52,15 @@ impl<'a> Context<'a> {
         format!("{} `{}/{}`", o.kind, o.namespace, o.name)
     }
 
-    /// `file:line` of a span, for messages that cite where a number came from.
+    /// `file:line` of a span, for messages that cite where a number came from. The file is
+    /// named by its base name: the finding's labels carry the full location.
     pub fn cite(&self, span: Span) -> String {
         let file = self.files.get(span.file);
-        format!("{}:{}", file.name, file.line_col(span.start).line)
+        let base = std::path::Path::new(&file.name)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(&file.name);
+        format!("{base}:{}", file.line_col(span.start).line)
     }
 }
 

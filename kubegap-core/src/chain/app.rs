@@ -77,7 +77,7 @@ impl Secs {
 pub fn fmt_secs(v: f64) -> String {
     if v >= 3600.0 && (v % 3600.0).abs() < f64::EPSILON {
         format!("{}h", v / 3600.0)
-    } else if v >= 60.0 && (v % 60.0).abs() < f64::EPSILON {
+    } else if v >= 600.0 && (v % 60.0).abs() < f64::EPSILON {
         format!("{}m", v / 60.0)
     } else if (v.fract()).abs() < f64::EPSILON {
         format!("{v}s")
@@ -96,6 +96,8 @@ pub struct AppKeepAlive {
     /// Where the value came from, for messages: "`--keep-alive 5` (app.yaml:31)" or
     /// "default of gunicorn (2 s), image `python:3.12` (app.yaml:20)".
     pub source: String,
+    /// A compact source for chain lines: `apps.yaml:18`, `default of gunicorn, apps.yaml:18`.
+    pub short: String,
     /// The span to point at: the flag, env value, annotation, or the image/command implying it.
     pub span: Span,
     /// Node's `headersTimeout`, when declared (`kubegap.io/headers-timeout`).
@@ -183,9 +185,10 @@ pub fn detect(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opti
             let secs = value.as_str().and_then(parse_secs)?;
             return Some(AppKeepAlive {
                 server: Server::Declared,
+                short: cx.cite(value.span()),
                 secs: Secs::exact(secs),
                 source: format!(
-                    "annotation `{KEEPALIVE_ANNOTATION}` ({})",
+                    "annotation `{KEEPALIVE_ANNOTATION}` at {}",
                     cx.cite(value.span())
                 ),
                 span: value.span(),
@@ -215,6 +218,20 @@ fn declared_headers_timeout(cx: &Context<'_>, meta: NodeRef<'_>) -> Option<(f64,
 
 /// Detects the keep-alive of one container.
 pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
+    let mut found = detect_container_inner(cx, container)?;
+    found.short = if found.source.starts_with("default") {
+        format!(
+            "default of {}, {}",
+            found.server.name(),
+            cx.cite(found.span)
+        )
+    } else {
+        cx.cite(found.span)
+    };
+    Some(found)
+}
+
+fn detect_container_inner(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let words = words(container);
     let image_node = container.get("image");
     let image = image_node.and_then(|n| n.as_str()).unwrap_or_default();
@@ -231,10 +248,10 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
     };
     let implied = |what: &str, span: Option<Span>| -> (String, Span) {
         match span {
-            Some(span) => (format!("{what} ({})", cx.cite(span)), span),
+            Some(span) => (format!("{what} at {}", cx.cite(span)), span),
             None => {
                 let span = image_node.map_or_else(|| container.span(), |n| n.span());
-                (format!("image `{image}` ({})", cx.cite(span)), span)
+                (format!("image `{image}` at {}", cx.cite(span)), span)
             }
         }
     };
@@ -247,6 +264,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
                 server: Server::Gunicorn,
                 secs: Secs::exact(secs),
                 source: format!("`--keep-alive {value}` ({})", cx.cite(node.span())),
+                short: String::new(),
                 span: node.span(),
                 headers_timeout: None,
             });
@@ -265,6 +283,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
                         "`GUNICORN_CMD_ARGS` `--keep-alive {v}` ({})",
                         cx.cite(node.span())
                     ),
+                    short: String::new(),
                     span: node.span(),
                     headers_timeout: None,
                 });
@@ -278,7 +297,8 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Gunicorn,
             secs: Secs::exact(2.0),
-            source: format!("default of gunicorn (2s, `keepalive` in gunicorn/config.py), {what}"),
+            source: format!("default `keepalive` of gunicorn; {what}"),
+            short: String::new(),
             span,
             headers_timeout: None,
         });
@@ -290,6 +310,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
                 server: Server::Uvicorn,
                 secs: Secs::exact(secs),
                 source: format!("`--timeout-keep-alive {value}` ({})", cx.cite(node.span())),
+                short: String::new(),
                 span: node.span(),
                 headers_timeout: None,
             });
@@ -298,7 +319,8 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Uvicorn,
             secs: Secs::exact(5.0),
-            source: format!("default of uvicorn (5s, `--timeout-keep-alive`), {what}"),
+            source: format!("default `--timeout-keep-alive` of uvicorn; {what}"),
+            short: String::new(),
             span,
             headers_timeout: None,
         });
@@ -311,7 +333,8 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Puma,
             secs: Secs::exact(20.0),
-            source: format!("default of puma (20s, `persistent_timeout`), {what}"),
+            source: format!("default `persistent_timeout` of puma; {what}"),
+            short: String::new(),
             span,
             headers_timeout: None,
         });
@@ -340,6 +363,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
                 "`server.tomcat.keep-alive-timeout={value}` ({})",
                 cx.cite(node.span())
             ),
+            short: String::new(),
             span: node.span(),
             headers_timeout: None,
         });
@@ -358,6 +382,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
                 server: Server::Node,
                 secs: Secs::exact(ms / 1000.0),
                 source: format!("`--keepAliveTimeout {value}` ms ({})", cx.cite(node.span())),
+                short: String::new(),
                 span: node.span(),
                 headers_timeout: None,
             });
@@ -381,6 +406,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
                 "default `keepAliveTimeout` of Node.js ({version}), image `{image}` ({})",
                 cx.cite(span)
             ),
+            short: String::new(),
             span,
             headers_timeout: None,
         });
@@ -394,6 +420,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
                 "default `KeepAliveTimeout` of Apache httpd 2.4 (5s), image `{image}` ({})",
                 cx.cite(span)
             ),
+            short: String::new(),
             span,
             headers_timeout: None,
         });

@@ -1,8 +1,376 @@
-//! Cross-layer timeout chains: for every route, the hops from the outside in (declared outer
-//! hops, the cloud load balancer, the in-cluster proxy, the Service, the application server),
-//! each with its idle keep-alive and timeouts and the source of each value.
+//! Cross-layer timeout chains: for every route kubegap can see, the hops from the outside in
+//! (declared outer hops, the cloud load balancer, the in-cluster proxy, the Service, the
+//! application server), each with its idle keep-alive and timeouts and the source of each value.
+//!
+//! A hop has two sides. As a *server* it closes an idle connection from the hop in front after
+//! `keepalive`; as a *client* it keeps idle pooled connections to the next hop for `pool_idle`.
+//! A pool that outlives the next hop's keep-alive sends requests on connections the next hop is
+//! closing: random 502s (seed 003, nodejs/node#27363).
 
 pub mod app;
+mod files;
+mod ingress;
+
+use crate::k8s::{Service, Workload};
+use crate::rule::Context;
+use crate::source::Span;
+
+pub use app::{fmt_secs, Secs};
+
+/// Which layer a hop is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layer {
+    /// Declared in the configuration (`topology.outer`), e.g. a CDN.
+    Outer,
+    /// A cloud load balancer configured by annotations.
+    LoadBalancer,
+    /// An in-cluster proxy: ingress controller, haproxy.cfg, nginx.conf, OpenShift router.
+    Proxy,
+    /// A Kubernetes Service (pass-through: kube-proxy holds no idle pool).
+    Service,
+    /// The application server.
+    App,
+}
+
+/// A number of seconds and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    /// The value.
+    pub secs: Secs,
+    /// Where it came from, for messages: a line, an annotation, or the default of a product.
+    pub source: String,
+    /// The span to point at or label, when the value is written somewhere.
+    pub span: Option<Span>,
+    /// A compact source for chain lines: `api.yaml:9`, `default`.
+    pub short: String,
+}
+
+impl Value {
+    /// A value with a source; the compact source is `default` unless set with [`Value::at`].
+    pub fn new(secs: f64, source: impl Into<String>, span: Option<Span>) -> Value {
+        Value {
+            secs: Secs::exact(secs),
+            source: source.into(),
+            span,
+            short: "default".to_string(),
+        }
+    }
+
+    /// Sets the compact source.
+    pub fn at(mut self, short: impl Into<String>) -> Value {
+        self.short = short.into();
+        self
+    }
+
+    /// `60s (api.yaml:9)`, `5s (default of CloudFront)`.
+    pub fn show(&self) -> String {
+        format!("{} ({})", self.secs.show(), self.source)
+    }
+
+    /// `60s (api.yaml:9)`, `5s (default)`: for chain lines.
+    pub fn brief(&self) -> String {
+        format!("{} ({})", self.secs.show(), self.short)
+    }
+}
+
+/// One hop of a chain.
+#[derive(Clone, Debug)]
+pub struct Hop {
+    /// The layer.
+    pub layer: Layer,
+    /// Display name: `ALB`, `ingress-nginx`, `nginx (nginx.conf)`, `Service shop/web`,
+    /// `web: gunicorn`.
+    pub name: String,
+    /// Idle keep-alive as a server (towards the hop in front).
+    pub keepalive: Option<Value>,
+    /// Idle time of pooled connections as a client (towards the next hop).
+    pub pool_idle: Option<Value>,
+    /// How long it waits for the next hop's response (or idle on a tunnel).
+    pub read_timeout: Option<Value>,
+    /// A cap on a connection's whole lifetime (GCP `timeoutSec` for WebSockets, reload deadlines).
+    pub lifetime: Option<Value>,
+    /// Node's `headersTimeout`, when declared (app hops only).
+    pub headers_timeout: Option<Value>,
+    /// Where the hop is defined.
+    pub span: Option<Span>,
+    /// Whether it is a Google Cloud HTTP(S) load balancer (fixed 600 s backend keep-alive pool).
+    pub gclb: bool,
+}
+
+impl Hop {
+    /// A hop with no values yet.
+    pub fn new(layer: Layer, name: impl Into<String>, span: Option<Span>) -> Hop {
+        Hop {
+            layer,
+            name: name.into(),
+            keepalive: None,
+            pool_idle: None,
+            read_timeout: None,
+            lifetime: None,
+            headers_timeout: None,
+            span,
+            gclb: false,
+        }
+    }
+}
+
+/// A route through the layers, outermost hop first.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
+    pub route: String,
+    /// Where the route is written (the Ingress path, the `proxy_pass`, the `server` line).
+    pub anchor: Span,
+    /// Hops from the outside in.
+    pub hops: Vec<Hop>,
+    /// Why kubegap treats it as long-lived, if it does.
+    pub long_lived: Option<String>,
+    /// Declared client ping interval (`kubegap.io/ping-interval`).
+    pub ping_interval: Option<Value>,
+    /// Declared expected session lifetime (`kubegap.io/session-lifetime`).
+    pub session_lifetime: Option<Value>,
+}
+
+impl Chain {
+    /// One line per chain: `CloudFront 5s (default) → ALB 60s (api.yaml:9) → …`, marking the
+    /// hop at `bad` with ✗. Each hop shows its pool idle (or keep-alive for the last hop).
+    pub fn render(&self, bad: Option<usize>) -> String {
+        let parts: Vec<String> = self
+            .hops
+            .iter()
+            .enumerate()
+            .map(|(i, hop)| {
+                let value = match (hop.layer, &hop.pool_idle, &hop.keepalive) {
+                    (Layer::Service, _, _) => String::new(),
+                    (Layer::App, _, Some(k)) => format!(" {}", k.brief()),
+                    (_, Some(p), _) => format!(" {}", p.brief()),
+                    (_, None, Some(k)) => format!(" keep-alive {}", k.brief()),
+                    _ => String::new(),
+                };
+                let mark = if bad == Some(i) { " ✗" } else { "" };
+                format!("{}{value}{mark}", hop.name)
+            })
+            .collect();
+        parts.join(" → ")
+    }
+}
+
+/// The outer hops declared in the settings, with product defaults (CloudFront: origin
+/// keep-alive 5 s, read timeout 30 s).
+pub fn outer_hops(cx: &Context<'_>) -> Vec<Hop> {
+    cx.settings
+        .topology
+        .iter()
+        .map(|outer| {
+            let product = outer.product.to_ascii_lowercase();
+            let name = if product == "cloudfront" {
+                "CloudFront".to_string()
+            } else {
+                outer.product.clone()
+            };
+            let mut hop = Hop::new(Layer::Outer, name, None);
+            let defaults: Option<(f64, f64, &str)> = (product == "cloudfront").then_some((
+                5.0,
+                30.0,
+                "default of CloudFront origin settings",
+            ));
+            hop.pool_idle = match (outer.keepalive_secs, defaults) {
+                (Some(v), _) => Some(Value::new(v, outer.source.clone(), None)),
+                (None, Some((k, _, src))) => Some(Value::new(k, src, None)),
+                _ => None,
+            };
+            hop.read_timeout = match (outer.read_timeout_secs, defaults) {
+                (Some(v), _) => Some(Value::new(v, outer.source.clone(), None)),
+                (None, Some((_, r, src))) => Some(Value::new(r, src, None)),
+                _ => None,
+            };
+            hop
+        })
+        .collect()
+}
+
+/// The Service hop.
+pub fn service_hop(cx: &Context<'_>, service: &Service) -> Hop {
+    let o = cx.obj(service.obj);
+    Hop::new(
+        Layer::Service,
+        format!("Service {}/{}", o.namespace, o.name),
+        Some(cx.span(o.at)),
+    )
+}
+
+/// The app hop of one workload, if its server's keep-alive is known.
+pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Option<Hop> {
+    let detected = app::detect(cx, workload, port)?;
+    let o = cx.obj(workload.obj);
+    let mut hop = Hop::new(
+        Layer::App,
+        format!("{}: {}", o.name, detected.server.name()),
+        Some(detected.span),
+    );
+    hop.keepalive = Some(Value {
+        secs: detected.secs,
+        source: detected.source.clone(),
+        span: Some(detected.span),
+        short: detected.short.clone(),
+    });
+    hop.headers_timeout = detected.headers_timeout.map(|(secs, span)| {
+        Value::new(
+            secs,
+            format!(
+                "annotation `kubegap.io/headers-timeout` at {}",
+                cx.cite(span)
+            ),
+            Some(span),
+        )
+        .at(cx.cite(span))
+    });
+    Some(hop)
+}
+
+/// Resolves a host written in a proxy config to a Service of the input through cluster DNS:
+/// `name`, `name.ns`, `name.ns.svc`, `name.ns.svc.cluster.local`. A bare name resolves only
+/// when exactly one Service of the input has it.
+pub fn resolve_service<'a>(cx: &Context<'a>, host: &str) -> Option<&'a Service> {
+    let host = host.trim_end_matches('.');
+    let host = host.strip_suffix(".cluster.local").unwrap_or(host);
+    let host = host.strip_suffix(".svc").unwrap_or(host);
+    let mut parts = host.split('.');
+    let name = parts.next()?;
+    let ns = parts.next();
+    if parts.next().is_some() || name.is_empty() || name.parse::<std::net::Ipv4Addr>().is_ok() {
+        return None;
+    }
+    match ns {
+        Some(ns) => cx.k8s.service(ns, name),
+        None => {
+            let mut found = cx
+                .k8s
+                .services
+                .iter()
+                .filter(|s| cx.obj(s.obj).name == name);
+            let first = found.next()?;
+            found.next().is_none().then_some(first)
+        }
+    }
+}
+
+/// The targetPort (as text) of the Service port a proxy reaches on `port` (any port when
+/// unknown and the Service has exactly one).
+pub fn target_port_for(cx: &Context<'_>, service: &Service, port: Option<u16>) -> Option<String> {
+    let sp = match port {
+        Some(p) => service
+            .ports
+            .iter()
+            .find(|sp| sp.port == Some(i64::from(p)))?,
+        None if service.ports.len() == 1 => &service.ports[0],
+        None => return None,
+    };
+    match sp.target_port {
+        Some(at) => cx.node(at).as_str().map(str::to_string),
+        None => sp.port.map(|p| p.to_string()),
+    }
+}
+
+/// Appends Service and app hops for `service` to `front`, one chain per recognised app.
+pub fn finish_chains(
+    cx: &Context<'_>,
+    route: &str,
+    anchor: Span,
+    front: &[Hop],
+    service: &Service,
+    port: Option<u16>,
+    long_lived: Option<String>,
+    out: &mut Vec<Chain>,
+) {
+    let target = target_port_for(cx, service, port);
+    let mut workloads = cx.k8s.service_targets(service);
+    workloads.dedup_by_key(|w| w.obj);
+    let service_obj = cx.node(cx.obj(service.obj).at);
+    let declared = |key: &str| -> Option<Value> {
+        let node = service_obj.path(&["metadata", "annotations", key])?;
+        let secs = node.as_str().and_then(app::parse_secs)?;
+        Some(
+            Value::new(
+                secs,
+                format!("annotation `{key}` at {}", cx.cite(node.span())),
+                Some(node.span()),
+            )
+            .at(cx.cite(node.span())),
+        )
+    };
+    for w in workloads {
+        let mut hops = front.to_vec();
+        hops.push(service_hop(cx, service));
+        let app = app_hop(cx, w, target.as_deref());
+        if let Some(app) = app {
+            hops.push(app);
+        }
+        let workload_node = cx.node(cx.obj(w.obj).at);
+        let declared_w = |key: &str| -> Option<Value> {
+            let node = workload_node.path(&["metadata", "annotations", key])?;
+            let secs = node.as_str().and_then(app::parse_secs)?;
+            Some(
+                Value::new(
+                    secs,
+                    format!("annotation `{key}` at {}", cx.cite(node.span())),
+                    Some(node.span()),
+                )
+                .at(cx.cite(node.span())),
+            )
+        };
+        out.push(Chain {
+            route: route.to_string(),
+            anchor,
+            hops,
+            long_lived: long_lived.clone(),
+            ping_interval: declared("kubegap.io/ping-interval")
+                .or_else(|| declared_w("kubegap.io/ping-interval")),
+            session_lifetime: declared("kubegap.io/session-lifetime")
+                .or_else(|| declared_w("kubegap.io/session-lifetime")),
+        });
+    }
+}
+
+/// Every chain kubegap can see in the input, in a deterministic order.
+pub fn build(cx: &Context<'_>) -> Vec<Chain> {
+    let mut chains = Vec::new();
+    ingress::chains(cx, &mut chains);
+    files::nginx_chains(cx, &mut chains);
+    files::haproxy_chains(cx, &mut chains);
+    chains.sort_by(|a, b| {
+        let fa = &cx.files.get(a.anchor.file).name;
+        let fb = &cx.files.get(b.anchor.file).name;
+        (fa, a.anchor.start, &a.route, a.render(None)).cmp(&(
+            fb,
+            b.anchor.start,
+            &b.route,
+            b.render(None),
+        ))
+    });
+    chains
+}
 
 #[cfg(test)]
 mod tests;
+
+/// Consecutive hop pairs `(outer, inner)` as indices, skipping pass-through Service hops.
+pub fn pairs(chain: &Chain) -> Vec<(usize, usize)> {
+    let idx: Vec<usize> = chain
+        .hops
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.layer != Layer::Service)
+        .map(|(i, _)| i)
+        .collect();
+    idx.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// The span a chain finding points at for a value: the value's own span, else the hop's, else
+/// the route's anchor.
+pub fn point(chain: &Chain, hop: usize, value: Option<&Value>) -> Span {
+    value
+        .and_then(|v| v.span)
+        .or(chain.hops[hop].span)
+        .unwrap_or(chain.anchor)
+}

@@ -2,6 +2,11 @@
 
 use crate::rule::Rule;
 
+mod chain_app_keepalive_below_upstream;
+mod chain_gcp_backend_keepalive;
+mod chain_keepalive_ordering;
+mod chain_request_timeout_inversion;
+mod chain_websocket_idle_budget;
 mod haproxy_hard_stop_cuts_long_lived;
 mod haproxy_hard_stop_without_close_spread;
 mod haproxy_idle_close_on_reload;
@@ -33,6 +38,11 @@ pub use parse_error::PARSE_ERROR;
 
 /// Every rule, sorted by id (a test checks the order).
 pub static RULES: &[&Rule] = &[
+    &chain_app_keepalive_below_upstream::CHAIN_APP_KEEPALIVE_BELOW_UPSTREAM,
+    &chain_gcp_backend_keepalive::CHAIN_GCP_BACKEND_KEEPALIVE,
+    &chain_keepalive_ordering::CHAIN_KEEPALIVE_ORDERING,
+    &chain_request_timeout_inversion::CHAIN_REQUEST_TIMEOUT_INVERSION,
+    &chain_websocket_idle_budget::CHAIN_WEBSOCKET_IDLE_BUDGET,
     &haproxy_hard_stop_cuts_long_lived::HAPROXY_HARD_STOP_CUTS_LONG_LIVED,
     &haproxy_hard_stop_without_close_spread::HAPROXY_HARD_STOP_WITHOUT_CLOSE_SPREAD,
     &haproxy_idle_close_on_reload::HAPROXY_IDLE_CLOSE_ON_RELOAD,

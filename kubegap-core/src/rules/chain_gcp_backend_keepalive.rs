@@ -1,0 +1,102 @@
+//! `chain-gcp-backend-keepalive`: a backend behind a GCP HTTP(S) load balancer with a keep-alive
+//! of 600 s or less.
+
+use crate::chain::{pairs, point};
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// A backend behind a Google Cloud HTTP(S) load balancer whose idle keep-alive is 600 s or
+    /// less.
+    ///
+    /// ## What it does
+    /// Finds chains whose load balancer is a GCP external or internal HTTP(S) load balancer
+    /// (Ingress class `gce`/`gce-internal`, or NEG-backed Services) and checks the keep-alive
+    /// of the next hop: ingress-nginx (75 s by default), nginx (75 s), or the application
+    /// (gunicorn 2 s, Node 5 s, …).
+    ///
+    /// ## Why is this bad?
+    /// Google's front ends keep connections to backends for a fixed 600 s and Google's
+    /// documentation requires the backend's keep-alive to be longer; otherwise requests fail with
+    /// `backend_connection_closed_before_data_sent_to_client` 502s.
+    ///
+    /// ## Example
+    /// ```yaml,invalid
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: api}
+    /// spec: {selector: {app: api}, ports: [{port: 80, targetPort: 8000}]}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: api}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: api}}
+    ///     spec: {containers: [{name: api, image: "python:3.12", command: [uvicorn, main:app], ports: [{containerPort: 8000}]}]}
+    /// ---
+    /// apiVersion: networking.k8s.io/v1
+    /// kind: Ingress
+    /// metadata: {name: api, annotations: {kubernetes.io/ingress.class: gce}}
+    /// spec: {defaultBackend: {service: {name: api, port: {number: 80}}}}
+    /// ```
+    ///
+    /// Use instead:
+    /// ```yaml,valid
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: api}
+    /// spec: {selector: {app: api}, ports: [{port: 80, targetPort: 8000}]}
+    /// ---
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: api}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: api}}
+    ///     spec: {containers: [{name: api, image: "python:3.12", command: [uvicorn, main:app, --timeout-keep-alive, "620"], ports: [{containerPort: 8000}]}]}
+    /// ---
+    /// apiVersion: networking.k8s.io/v1
+    /// kind: Ingress
+    /// metadata: {name: api, annotations: {kubernetes.io/ingress.class: gce}}
+    /// spec: {defaultBackend: {service: {name: api, port: {number: 80}}}}
+    /// ```
+    pub static CHAIN_GCP_BACKEND_KEEPALIVE = {
+        id: "chain-gcp-backend-keepalive",
+        severity: Error,
+        domain: Chain,
+        summary: "a backend behind a GCP HTTP(S) load balancer keeps idle connections 600 s or less",
+        evidence: &[
+            "https://cloud.google.com/load-balancing/docs/https#timeouts_and_retries",
+            "https://github.com/cloudendpoints/esp/issues/726",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    for chain in cx.chains {
+        for (up, down) in pairs(chain) {
+            let (u, d) = (&chain.hops[up], &chain.hops[down]);
+            if !u.gclb {
+                continue;
+            }
+            let Some(keep) = &d.keepalive else { continue };
+            if keep.secs.high > 600.0 {
+                continue;
+            }
+            let f = sink.report(
+                point(chain, down, Some(keep)),
+                format!(
+                    "{} keeps idle connections for {}, but the GCP load balancer in front reuses backend connections for 600s (fixed): expect 502s",
+                    d.name,
+                    keep.show()
+                ),
+            );
+            if let Some(span) = u.span {
+                f.label(span, "GCP HTTP(S) load balancer");
+            }
+            f.note(format!("chain: {}", chain.render(Some(down))));
+            f.help("set the backend's keep-alive above 600s (e.g. 620s: nginx `keepalive_timeout 650s`, ingress-nginx `keep-alive: \"650\"`, gunicorn `--keep-alive 620`)");
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! `chain-keepalive-ordering`: two pooling hops whose idle timeouts are in the wrong order.
+
+use crate::chain::{app, pairs, point, Layer};
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// Two consecutive pooling hops (CDN → load balancer, load balancer → proxy) where the inner
+    /// hop's idle keep-alive is not longer than the outer hop's pool idle time; also a Node.js
+    /// `headersTimeout` that is not longer than its `keepAliveTimeout`.
+    ///
+    /// ## What it does
+    /// Walks every chain from the outside in and compares, for each pair of hops that pool
+    /// connections, the outer hop's pool idle time with the inner hop's keep-alive (the pair
+    /// next to the application is `chain-app-keepalive-below-upstream`, and a GCP load balancer
+    /// in front is `chain-gcp-backend-keepalive`). For Node.js applications that declare both
+    /// (`kubegap.io/keepalive-timeout`, `kubegap.io/headers-timeout`), it checks that
+    /// `headersTimeout` is above `keepAliveTimeout`.
+    ///
+    /// ## Why is this bad?
+    /// Each hop must close an idle connection *after* the hop in front stops reusing it;
+    /// otherwise the outer hop sends a request on a connection being closed and returns 502.
+    /// The fix in seed 003 was exactly an ordering: CloudFront 55 s < ALB 60 s < Node
+    /// `keepAliveTimeout` 61 s < `headersTimeout` 65 s. On Node 10.15.2–17, a `headersTimeout`
+    /// at or below `keepAliveTimeout` closes kept-alive connections early (nodejs/node#27363),
+    /// which is why Node raised its default to 60 s "to not break compatibility with AWS ELBs".
+    ///
+    /// ## Example
+    /// ```yaml,invalid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: api
+    ///   annotations:
+    ///     kubegap.io/keepalive-timeout: 65s
+    ///     kubegap.io/headers-timeout: 60s
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: api}}
+    ///     spec: {containers: [{name: api, image: "node:20", command: [node, server.js]}]}
+    /// ```
+    ///
+    /// Use instead:
+    /// ```yaml,valid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: api
+    ///   annotations:
+    ///     kubegap.io/keepalive-timeout: 65s
+    ///     kubegap.io/headers-timeout: 66s
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: api}}
+    ///     spec: {containers: [{name: api, image: "node:20", command: [node, server.js]}]}
+    /// ```
+    pub static CHAIN_KEEPALIVE_ORDERING = {
+        id: "chain-keepalive-ordering",
+        severity: Warning,
+        domain: Chain,
+        summary: "an inner hop's idle keep-alive is not longer than the outer hop's pool (or Node headersTimeout ≤ keepAliveTimeout)",
+        evidence: &[
+            "https://github.com/nodejs/node/issues/27363",
+            "https://github.com/nodejs/node/pull/30071",
+            "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/application-load-balancers.html#connection-idle-timeout",
+            "https://github.com/kubernetes/ingress-nginx/issues/3099",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    for chain in cx.chains {
+        for (up, down) in pairs(chain) {
+            let (u, d) = (&chain.hops[up], &chain.hops[down]);
+            if d.layer == Layer::App || u.gclb {
+                continue;
+            }
+            let (Some(pool), Some(keep)) = (&u.pool_idle, &d.keepalive) else {
+                continue;
+            };
+            if keep.secs.high > pool.secs.low {
+                continue;
+            }
+            let f = sink.report(
+                point(chain, down, Some(keep)),
+                format!(
+                    "{} closes idle connections after {}, but {} in front pools them for {}: it may send requests on connections being closed (502)",
+                    d.name,
+                    keep.show(),
+                    u.name,
+                    pool.show()
+                ),
+            );
+            if let Some(span) = pool.span.filter(|s| *s != point(chain, down, Some(keep))) {
+                f.label(span, format!("{} pools for {}", u.name, pool.secs.show()));
+            }
+            f.note(format!("chain: {}", chain.render(Some(down))));
+            f.help(format!(
+                "order the idle timeouts from the outside in: {} < {} < …",
+                u.name, d.name
+            ));
+        }
+    }
+    // Node's headersTimeout against its keepAliveTimeout, per workload.
+    for w in &cx.k8s.workloads {
+        let Some(found) = app::detect(cx, w, None) else {
+            continue;
+        };
+        let Some((headers, span)) = found.headers_timeout else {
+            continue;
+        };
+        if headers > found.secs.low {
+            continue;
+        }
+        sink.report(
+            span,
+            format!(
+                "`headersTimeout` {} is not above `keepAliveTimeout` {} ({}): Node closes kept-alive connections early",
+                app::fmt_secs(headers),
+                found.secs.show(),
+                found.source
+            ),
+        )
+        .label(found.span, "keepAliveTimeout")
+        .help("set `server.headersTimeout` above `server.keepAliveTimeout` (e.g. keepAliveTimeout + 1s)");
+    }
+}

@@ -1,0 +1,130 @@
+//! `chain-request-timeout-inversion`: an outer hop gives up before an inner one.
+
+use crate::chain::{pairs, point, Layer};
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// An outer hop's request (or idle) timeout is shorter than an inner hop's, so the outer hop
+    /// gives up while the inner one keeps working.
+    ///
+    /// ## What it does
+    /// Compares, along every chain, the time each hop waits for the next one: a load
+    /// balancer's idle timeout (an ALB cuts a request that sends nothing for that long), an
+    /// ingress controller's or nginx's `proxy-read-timeout`/`proxy_read_timeout`, HAProxy's
+    /// `timeout server`, a CDN's read timeout. It flags an inner timeout longer than the one in
+    /// front of it: that setting can never take effect.
+    ///
+    /// ## Why is this bad?
+    /// With an ALB at 60 s and `proxy-read-timeout: 300` on the Ingress, users get a 504 after 60
+    /// s while the request goes on for up to 5 minutes, holding a worker. The founding incident's
+    /// advice (raise ingress-nginx's timeouts to 3600 s for WebSockets) could not help for the
+    /// same reason: an outer limit was shorter (seed 000).
+    ///
+    /// ## Example
+    /// ```yaml,invalid
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: report}
+    /// spec: {selector: {app: report}, ports: [{port: 80}]}
+    /// ---
+    /// apiVersion: networking.k8s.io/v1
+    /// kind: Ingress
+    /// metadata:
+    ///   name: report
+    ///   annotations:
+    ///     alb.ingress.kubernetes.io/scheme: internet-facing
+    /// spec:
+    ///   ingressClassName: alb
+    ///   defaultBackend: {service: {name: report, port: {number: 80}}}
+    /// ---
+    /// apiVersion: networking.k8s.io/v1
+    /// kind: Ingress
+    /// metadata:
+    ///   name: report-internal
+    ///   annotations:
+    ///     nginx.ingress.kubernetes.io/proxy-read-timeout: "300"
+    /// spec:
+    ///   ingressClassName: nginx
+    ///   defaultBackend: {service: {name: report, port: {number: 80}}}
+    /// ```
+    ///
+    /// Use instead: keep outer timeouts at or above inner ones (raise the ALB's
+    /// `idle_timeout.timeout_seconds`), or stream progress so no hop sits idle.
+    /// ```yaml,valid
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: report}
+    /// spec: {selector: {app: report}, ports: [{port: 80}]}
+    /// ---
+    /// apiVersion: networking.k8s.io/v1
+    /// kind: Ingress
+    /// metadata:
+    ///   name: report
+    ///   annotations:
+    ///     alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=300
+    /// spec:
+    ///   ingressClassName: alb
+    ///   defaultBackend: {service: {name: report, port: {number: 80}}}
+    /// ```
+    pub static CHAIN_REQUEST_TIMEOUT_INVERSION = {
+        id: "chain-request-timeout-inversion",
+        severity: Warning,
+        domain: Chain,
+        summary: "an outer hop times out before an inner one, so the inner timeout never takes effect (504s)",
+        evidence: &[
+            "https://github.com/mattermost/docs/issues/8929",
+            "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/application-load-balancers.html#connection-idle-timeout",
+            "https://cloud.google.com/load-balancing/docs/backend-service#timeout-setting",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    for chain in cx.chains {
+        let idx: Vec<usize> = pairs(chain).into_iter().flat_map(|(a, b)| [a, b]).collect();
+        let mut seen = Vec::new();
+        for i in idx {
+            if !seen.contains(&i) {
+                seen.push(i);
+            }
+        }
+        // Every outer/inner pair (not only neighbours): the innermost limit that can't apply.
+        for (k, &outer) in seen.iter().enumerate() {
+            for &inner in &seen[k + 1..] {
+                let (o, n) = (&chain.hops[outer], &chain.hops[inner]);
+                if n.layer == Layer::App {
+                    continue;
+                }
+                let (Some(ot), Some(it)) = (&o.read_timeout, &n.read_timeout) else {
+                    continue;
+                };
+                if ot.secs.high >= it.secs.low {
+                    continue;
+                }
+                let f = sink.report(
+                    point(chain, inner, Some(it)),
+                    format!(
+                        "{} waits up to {} but {} in front gives up after {}: users get a timeout while the request goes on",
+                        n.name,
+                        it.show(),
+                        o.name,
+                        ot.show()
+                    ),
+                );
+                if let Some(span) = ot.span.or(o.span) {
+                    f.label(
+                        span,
+                        format!("{} gives up after {}", o.name, ot.secs.show()),
+                    );
+                }
+                f.note(format!("chain: {}", chain.render(Some(inner))));
+                f.help(format!(
+                    "raise {}'s timeout to at least {}, or lower this one",
+                    o.name,
+                    it.secs.show()
+                ));
+            }
+        }
+    }
+}

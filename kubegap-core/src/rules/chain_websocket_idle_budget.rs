@@ -1,0 +1,107 @@
+//! `chain-websocket-idle-budget`: a hop's idle or lifetime limit below what a long-lived route
+//! declares it needs.
+
+use crate::chain::{point, Layer};
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// Along a long-lived route, some hop's idle limit is not above the declared ping interval,
+    /// or some hop's lifetime limit is below the declared session lifetime.
+    ///
+    /// ## What it does
+    /// For routes that declare `kubegap.io/ping-interval` (how often clients or servers send a
+    /// WebSocket ping) or `kubegap.io/session-lifetime` (how long a session should last), on the
+    /// Service or the workload, it checks every hop of the chain: idle limits (load balancer
+    /// idle timeouts, proxy read timeouts, HAProxy `timeout tunnel`/`server`) must be above the
+    /// ping interval, and lifetime limits (a GCP backend's `timeoutSec`, which caps a WebSocket's
+    /// whole life, or a reload deadline) must be at least the session lifetime.
+    ///
+    /// ## Why is this bad?
+    /// A ping every 60 s through an ALB whose idle timeout is 60 s races the timeout: sockets
+    /// drop at random (mattermost/docs#8929). A GCP backend `timeoutSec` of 30 s (the default)
+    /// ends every WebSocket after 30 s, idle or not. The founding incident's WebSockets died at
+    /// a reload deadline no per-route timeout could lift (seed 000).
+    ///
+    /// ## Example
+    /// ```nginx,invalid
+    /// events {}
+    /// http {
+    ///     server {
+    ///         listen 80;
+    ///         location /ws { proxy_pass http://chat.default.svc.cluster.local; proxy_read_timeout 30s; }
+    ///     }
+    /// }
+    /// ```
+    /// with, in the same run, Service `chat` annotated `kubegap.io/ping-interval: 45s`: nginx cuts
+    /// the socket after 30 s without data, before the next ping.
+    ///
+    /// Use instead: keep every idle limit above the ping interval (ideally twice it), and every
+    /// lifetime cap above the session lifetime:
+    /// ```nginx,valid
+    /// events {}
+    /// http {
+    ///     server {
+    ///         listen 80;
+    ///         location /ws { proxy_pass http://chat.default.svc.cluster.local; proxy_read_timeout 120s; }
+    ///     }
+    /// }
+    /// ```
+    pub static CHAIN_WEBSOCKET_IDLE_BUDGET = {
+        id: "chain-websocket-idle-budget",
+        severity: Warning,
+        domain: Chain,
+        summary: "a hop's idle or lifetime limit is below a long-lived route's declared ping interval or session lifetime",
+        evidence: &[
+            "https://github.com/mattermost/docs/issues/8929",
+            "https://cloud.google.com/load-balancing/docs/backend-service#timeout-setting",
+            "https://github.com/Azure/AKS/issues/1052",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    for chain in cx.chains {
+        for (i, hop) in chain.hops.iter().enumerate() {
+            if hop.layer == Layer::App || hop.layer == Layer::Service {
+                continue;
+            }
+            if let (Some(ping), Some(idle)) = (&chain.ping_interval, &hop.read_timeout) {
+                if idle.secs.low <= ping.secs.high {
+                    let f = sink.report(
+                        point(chain, i, Some(idle)),
+                        format!(
+                            "{} ends a connection after {} without data, not above the declared ping interval {}: long-lived connections drop between pings",
+                            hop.name,
+                            idle.show(),
+                            ping.show()
+                        ),
+                    );
+                    if let Some(span) = ping.span {
+                        f.label(span, "declared ping interval");
+                    }
+                    f.note(format!("chain: {}", chain.render(Some(i))));
+                    f.help("keep every idle limit above the ping interval (twice it avoids the race), or ping more often");
+                }
+            }
+            if let (Some(life), Some(cap)) = (&chain.session_lifetime, &hop.lifetime) {
+                if cap.secs.low < life.secs.high {
+                    let f = sink.report(
+                        point(chain, i, Some(cap)),
+                        format!(
+                            "{} ends every connection after {}, before the declared session lifetime {}",
+                            hop.name,
+                            cap.show(),
+                            life.show()
+                        ),
+                    );
+                    if let Some(span) = life.span {
+                        f.label(span, "declared session lifetime");
+                    }
+                    f.note(format!("chain: {}", chain.render(Some(i))));
+                    f.help("raise the cap, or make clients reconnect (with jitter) before it");
+                }
+            }
+        }
+    }
+}
