@@ -2,24 +2,42 @@
 
 use crate::rule::Rule;
 
+mod controller_hard_stop_cuts_long_lived;
+mod controller_hard_stop_without_close_spread;
+mod controller_static_order_roundrobin;
+mod ingress_annotation_ignored;
+mod ingress_nginx_shutdown_vs_grace;
+mod ingress_nginx_ws_timeout_capped_by_worker_shutdown;
+mod k8s_alb_ip_target_without_readiness_gate;
 mod k8s_hpa_with_static_replicas;
 mod k8s_ingress_backend_missing;
 mod k8s_pdb_selects_nothing;
 mod k8s_service_selects_nothing;
 mod k8s_service_target_port_missing;
+mod lb_websocket_lifetime_capped;
 mod parse_error;
+mod route_long_lived_defaults;
 mod yaml_duplicate_key;
 
 pub use parse_error::PARSE_ERROR;
 
 /// Every rule, sorted by id (a test checks the order).
 pub static RULES: &[&Rule] = &[
+    &controller_hard_stop_cuts_long_lived::CONTROLLER_HARD_STOP_CUTS_LONG_LIVED,
+    &controller_hard_stop_without_close_spread::CONTROLLER_HARD_STOP_WITHOUT_CLOSE_SPREAD,
+    &controller_static_order_roundrobin::CONTROLLER_STATIC_ORDER_ROUNDROBIN,
+    &ingress_annotation_ignored::INGRESS_ANNOTATION_IGNORED,
+    &ingress_nginx_shutdown_vs_grace::INGRESS_NGINX_SHUTDOWN_VS_GRACE,
+    &ingress_nginx_ws_timeout_capped_by_worker_shutdown::INGRESS_NGINX_WS_TIMEOUT_CAPPED_BY_WORKER_SHUTDOWN,
+    &k8s_alb_ip_target_without_readiness_gate::K8S_ALB_IP_TARGET_WITHOUT_READINESS_GATE,
     &k8s_hpa_with_static_replicas::K8S_HPA_WITH_STATIC_REPLICAS,
     &k8s_ingress_backend_missing::K8S_INGRESS_BACKEND_MISSING,
     &k8s_pdb_selects_nothing::K8S_PDB_SELECTS_NOTHING,
     &k8s_service_selects_nothing::K8S_SERVICE_SELECTS_NOTHING,
     &k8s_service_target_port_missing::K8S_SERVICE_TARGET_PORT_MISSING,
+    &lb_websocket_lifetime_capped::LB_WEBSOCKET_LIFETIME_CAPPED,
     &parse_error::PARSE_ERROR,
+    &route_long_lived_defaults::ROUTE_LONG_LIVED_DEFAULTS,
     &yaml_duplicate_key::YAML_DUPLICATE_KEY,
 ];
 
