@@ -87,9 +87,52 @@ fn write_stdout(text: &str) -> i32 {
     }
 }
 
-/// Builds settings from flags (and, later, the configuration file).
+/// Loads a configuration file and the presets it `extends` (paths relative to the file).
+fn load_config(
+    path: &std::path::Path,
+    settings: &mut Settings,
+    depth: usize,
+) -> Result<(), String> {
+    if depth > 8 {
+        return Err(format!(
+            "{}: `extends` nests more than 8 levels",
+            path.display()
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Presets first, so the file's own keys win.
+    let mut own = Settings::default();
+    let known = |id: &str| find(id).is_some();
+    let extends = own.apply_yaml(&text, &known).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    if let Some(parent) = extends {
+        let base = path.parent().unwrap_or(std::path::Path::new("."));
+        load_config(&base.join(parent), settings, depth + 1)?;
+    }
+    // Apply again on top of the presets (cheap; keeps one code path for every key).
+    settings
+        .apply_yaml(&text, &known)
+        .map_err(|_| format!("{}: invalid configuration", path.display()))?;
+    Ok(())
+}
+
+/// Builds settings: `.kubegap.yaml` (or `--config`), then flags.
 pub fn settings(args: &LintArgs) -> Result<Settings, String> {
     let mut settings = Settings::default();
+    match &args.config {
+        Some(path) => load_config(path, &mut settings, 0)?,
+        None => {
+            let default = std::path::Path::new(".kubegap.yaml");
+            if default.is_file() {
+                load_config(default, &mut settings, 0)?;
+            }
+        }
+    }
     for id in args.select.iter().chain(&args.ignore) {
         if find(id).is_none() {
             return Err(format!("unknown rule `{id}` (see `kubegap rules`)"));
@@ -98,7 +141,7 @@ pub fn settings(args: &LintArgs) -> Result<Settings, String> {
     if !args.select.is_empty() {
         settings.select = Some(args.select.clone());
     }
-    settings.ignore.clone_from(&args.ignore);
+    settings.ignore.extend(args.ignore.iter().cloned());
     let version = |flag: &str, v: &Option<String>| -> Result<Option<Version>, String> {
         match v {
             None => Ok(None),
@@ -107,12 +150,20 @@ pub fn settings(args: &LintArgs) -> Result<Settings, String> {
                 .ok_or_else(|| format!("{flag}: not a version: `{text}`")),
         }
     };
-    settings.haproxy_version = version("--haproxy-version", &args.haproxy_version)?;
-    settings.nginx_version = version("--nginx-version", &args.nginx_version)?;
-    settings.nginx_prefix.clone_from(&args.nginx_prefix);
-    settings.nodes = args.nodes;
-    settings.complete = args.complete;
-    settings.l7_in_front = args.l7_in_front;
+    if let Some(v) = version("--haproxy-version", &args.haproxy_version)? {
+        settings.haproxy_version = Some(v);
+    }
+    if let Some(v) = version("--nginx-version", &args.nginx_version)? {
+        settings.nginx_version = Some(v);
+    }
+    if args.nginx_prefix.is_some() {
+        settings.nginx_prefix.clone_from(&args.nginx_prefix);
+    }
+    if args.nodes.is_some() {
+        settings.nodes = args.nodes;
+    }
+    settings.complete |= args.complete;
+    settings.l7_in_front |= args.l7_in_front;
     Ok(settings)
 }
 

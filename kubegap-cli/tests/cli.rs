@@ -341,3 +341,62 @@ fn discovery_honours_gitignore_and_skips_vcs_dirs() {
     assert_eq!(out.status.code(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn configuration_file_and_presets() {
+    let out = kubegap(
+        &[
+            "lint",
+            "testdata/cli/helm-stream.yaml",
+            "--config",
+            "testdata/cli/kubegap-config.yaml",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let v = json(&out);
+    let hpa = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "k8s-hpa-with-static-replicas")
+        .unwrap();
+    assert_eq!(
+        hpa["severity"], "error",
+        "severity override from the config file"
+    );
+    // A typo in the configuration is an error of the command, with the line.
+    let dir = std::env::temp_dir().join(format!("kubegap-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "select: [k8s-service-target-port-missing]\nignor: [yaml-duplicate-key]\n",
+    )
+    .unwrap();
+    let out = kubegap(
+        &[
+            "lint",
+            "testdata/cli/clean.yaml",
+            "--config",
+            bad.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.yaml:2: unknown key `ignor`"));
+    for preset in ["rulesets/default.yaml", "rulesets/partial-input.yaml"] {
+        let out = kubegap(
+            &["lint", "testdata/cli/clean.yaml", "--config", preset],
+            None,
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{preset}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

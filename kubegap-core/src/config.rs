@@ -115,3 +115,267 @@ mod tests {
         assert!(Version::parse("2.8").unwrap().at_least(&[2, 4]));
     }
 }
+
+/// A problem in a configuration file, with its 1-based line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// 1-based line (0 when unknown).
+    pub line: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Durations in the configuration: `5s`, `2m`, `1h`, `500ms`, or a bare number of seconds.
+pub fn parse_config_duration(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let (number, factor) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60.0)
+    } else if let Some(n) = text.strip_suffix('h') {
+        (n, 3600.0)
+    } else {
+        (text, 1.0)
+    };
+    let value: f64 = number.trim().parse().ok()?;
+    (value.is_finite() && value >= 0.0).then_some(value * factor)
+}
+
+impl Settings {
+    /// Applies a `.kubegap.yaml` (or a `rulesets/*.yaml` preset) on top of these settings.
+    /// Returns the `extends:` path, if any, for the caller to load first.
+    ///
+    /// Keys: `extends`, `select`, `ignore`, `severity` (rule → level), `complete`,
+    /// `cluster` (`haproxy_version`, `nginx_version`, `nodes`), `topology` (`l7_in_front`,
+    /// `outer`: a list of hops with `product`, `keepalive`, `read_timeout`). Unknown keys and
+    /// unknown rule ids are errors, so a typo never silently disables a check.
+    pub fn apply_yaml(
+        &mut self,
+        text: &str,
+        known_rule: &dyn Fn(&str) -> bool,
+    ) -> Result<Option<String>, Vec<ConfigError>> {
+        let file = crate::source::SourceFile::new(
+            "config",
+            None,
+            text.to_string(),
+            crate::source::FileKind::Yaml,
+        );
+        let (docs, parse_errors) = crate::yaml::parse(crate::source::FileId(0), text);
+        let line = |span: crate::source::Span| file.line_col(span.start).line;
+        let mut errors: Vec<ConfigError> = parse_errors
+            .iter()
+            .map(|e| ConfigError {
+                line: line(e.span),
+                message: e.message.clone(),
+            })
+            .collect();
+        let Some(root) = docs.first().and_then(|d| d.root()) else {
+            return if errors.is_empty() {
+                Ok(None)
+            } else {
+                Err(errors)
+            };
+        };
+        if !root.is_map() && !root.is_null() {
+            errors.push(ConfigError {
+                line: line(root.span()),
+                message: "the configuration must be a mapping".into(),
+            });
+            return Err(errors);
+        }
+        let mut extends = None;
+        let list = |node: crate::yaml::NodeRef<'_>, errors: &mut Vec<ConfigError>| -> Vec<String> {
+            let mut out = Vec::new();
+            for item in node.items() {
+                match item.as_str() {
+                    Some(id) if known_rule(id) => out.push(id.to_string()),
+                    Some(id) => errors.push(ConfigError {
+                        line: line(item.span()),
+                        message: format!("unknown rule `{id}`"),
+                    }),
+                    None => errors.push(ConfigError {
+                        line: line(item.span()),
+                        message: "expected a rule id".into(),
+                    }),
+                }
+            }
+            out
+        };
+        for (key, value) in root.entries() {
+            let k = key.as_str().unwrap_or_default();
+            let bad = |message: String| ConfigError {
+                line: line(value.span()),
+                message,
+            };
+            match k {
+                "extends" => extends = value.as_str().map(str::to_string),
+                "select" => self.select = Some(list(value, &mut errors)),
+                "ignore" => self.ignore.extend(list(value, &mut errors)),
+                "severity" => {
+                    for (rule, level) in value.entries() {
+                        let id = rule.as_str().unwrap_or_default();
+                        if !known_rule(id) {
+                            errors.push(ConfigError {
+                                line: line(rule.span()),
+                                message: format!("unknown rule `{id}`"),
+                            });
+                        } else if let Some(sev) = level.as_str().and_then(Severity::parse) {
+                            self.severity.insert(id.to_string(), sev);
+                        } else {
+                            errors.push(ConfigError {
+                                line: line(level.span()),
+                                message: "expected `error`, `warning` or `info`".into(),
+                            });
+                        }
+                    }
+                }
+                "complete" => match value.as_bool() {
+                    Some(b) => self.complete = b,
+                    None => errors.push(bad("expected true or false".into())),
+                },
+                "cluster" => {
+                    for (ck, cv) in value.entries() {
+                        let cbad = |message: String| ConfigError {
+                            line: line(cv.span()),
+                            message,
+                        };
+                        match ck.as_str().unwrap_or_default() {
+                            "haproxy_version" => match cv.as_str().and_then(Version::parse) {
+                                Some(v) => self.haproxy_version = Some(v),
+                                None => {
+                                    errors.push(cbad("expected a version such as \"2.8\"".into()))
+                                }
+                            },
+                            "nginx_version" => match cv.as_str().and_then(Version::parse) {
+                                Some(v) => self.nginx_version = Some(v),
+                                None => errors
+                                    .push(cbad("expected a version such as \"1.25.3\"".into())),
+                            },
+                            "nodes" => match cv.as_i64().and_then(|n| u32::try_from(n).ok()) {
+                                Some(n) => self.nodes = Some(n),
+                                None => errors.push(cbad("expected a number of nodes".into())),
+                            },
+                            other => errors.push(ConfigError {
+                                line: line(ck.span()),
+                                message: format!("unknown key `cluster.{other}`"),
+                            }),
+                        }
+                    }
+                }
+                "topology" => {
+                    for (tk, tv) in value.entries() {
+                        match tk.as_str().unwrap_or_default() {
+                            "l7_in_front" => match tv.as_bool() {
+                                Some(b) => self.l7_in_front = b,
+                                None => errors.push(ConfigError {
+                                    line: line(tv.span()),
+                                    message: "expected true or false".into(),
+                                }),
+                            },
+                            "outer" => {
+                                for hop in tv.items() {
+                                    let Some(product) = hop.str_at(&["product"]) else {
+                                        errors.push(ConfigError {
+                                            line: line(hop.span()),
+                                            message: "an outer hop needs `product`".into(),
+                                        });
+                                        continue;
+                                    };
+                                    let duration = |key: &str, errors: &mut Vec<ConfigError>| {
+                                        let node = hop.get(key)?;
+                                        let parsed = node.as_str().and_then(parse_config_duration);
+                                        if parsed.is_none() {
+                                            errors.push(ConfigError {
+                                                line: line(node.span()),
+                                                message: format!(
+                                                    "`{key}`: expected a duration such as 60s"
+                                                ),
+                                            });
+                                        }
+                                        parsed
+                                    };
+                                    let keepalive_secs = duration("keepalive", &mut errors);
+                                    let read_timeout_secs = duration("read_timeout", &mut errors);
+                                    for (hk, _) in hop.entries() {
+                                        let hk_text = hk.as_str().unwrap_or_default();
+                                        if !matches!(
+                                            hk_text,
+                                            "product" | "keepalive" | "read_timeout"
+                                        ) {
+                                            errors.push(ConfigError {
+                                                line: line(hk.span()),
+                                                message: format!(
+                                                    "unknown key `{hk_text}` in an outer hop"
+                                                ),
+                                            });
+                                        }
+                                    }
+                                    self.topology.push(OuterHop {
+                                        product: product.to_string(),
+                                        keepalive_secs,
+                                        read_timeout_secs,
+                                        source: format!("configuration line {}", line(hop.span())),
+                                    });
+                                }
+                            }
+                            other => errors.push(ConfigError {
+                                line: line(tk.span()),
+                                message: format!("unknown key `topology.{other}`"),
+                            }),
+                        }
+                    }
+                }
+                other => errors.push(ConfigError {
+                    line: line(key.span()),
+                    message: format!("unknown key `{other}`"),
+                }),
+            }
+        }
+        if errors.is_empty() {
+            Ok(extends)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+#[cfg(test)]
+mod config_file_tests {
+    use super::*;
+
+    fn known(id: &str) -> bool {
+        crate::rules::find(id).is_some()
+    }
+
+    #[test]
+    fn reads_every_key() {
+        let mut s = Settings::default();
+        let text = "extends: rulesets/default.yaml\nignore: [yaml-duplicate-key]\nseverity: {k8s-hpa-with-static-replicas: error}\ncomplete: true\ncluster: {haproxy_version: \"2.8\", nodes: 3}\ntopology:\n  l7_in_front: true\n  outer:\n    - {product: cloudfront, keepalive: 5s, read_timeout: 30s}\n";
+        assert_eq!(
+            s.apply_yaml(text, &known),
+            Ok(Some("rulesets/default.yaml".into()))
+        );
+        assert_eq!(s.ignore, vec!["yaml-duplicate-key"]);
+        assert_eq!(
+            s.severity.get("k8s-hpa-with-static-replicas"),
+            Some(&Severity::Error)
+        );
+        assert!(s.complete && s.l7_in_front);
+        assert_eq!(s.nodes, Some(3));
+        assert_eq!(s.topology[0].keepalive_secs, Some(5.0));
+    }
+
+    #[test]
+    fn typos_are_errors_with_lines() {
+        let mut s = Settings::default();
+        let errors = s
+            .apply_yaml("ignore: [yaml-duplicate-keys]\nclustr: {}\n", &known)
+            .unwrap_err();
+        assert_eq!(
+            errors.iter().map(|e| e.line).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
+    }
+}

@@ -138,7 +138,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
             let text = &files_ref.get(*id).text;
             match kind {
                 FileKind::Yaml => {
-                    let (docs, errors) = yaml::parse(*id, text);
+                    let (docs, errors) = yaml::parse_stream(*id, text);
                     (docs, None, errors)
                 }
                 FileKind::Haproxy => {
@@ -251,13 +251,17 @@ fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32
 
 /// The Helm template a span's document came from.
 fn origin_of(documents: &[Document], span: Span) -> Option<String> {
-    // Documents are grouped by file and ordered by offset; find the one that contains the span.
+    // Documents are grouped by file and ordered by start offset: binary search both.
     let first = documents.partition_point(|d| d.file < span.file);
-    documents[first..]
-        .iter()
-        .take_while(|d| d.file == span.file)
-        .find(|d| d.start <= span.start && span.start <= d.end)
-        .and_then(|d| d.origin.as_ref().map(|(o, _)| o.clone()))
+    let in_file = &documents[first..];
+    let in_file = &in_file[..in_file.partition_point(|d| d.file == span.file)];
+    let after = in_file.partition_point(|d| d.start <= span.start);
+    let doc = in_file[..after].last()?;
+    if span.start <= doc.end {
+        doc.origin.as_ref().map(|(o, _)| o.clone())
+    } else {
+        None
+    }
 }
 
 /// Loads and checks in one call.

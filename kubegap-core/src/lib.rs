@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod chain;
 pub mod config;
 pub mod controllers;
 pub mod engine;

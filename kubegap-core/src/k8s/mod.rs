@@ -202,6 +202,14 @@ pub struct Graph {
     pub hpas: Vec<Hpa>,
     /// ConfigMaps.
     pub config_maps: Vec<ObjId>,
+    /// Service object → indices into `workloads` it selects (precomputed, see `link`).
+    service_workloads: BTreeMap<ObjId, Vec<usize>>,
+    /// Workload object → indices into `services` that select it.
+    workload_services: BTreeMap<ObjId, Vec<usize>>,
+    /// Object → index into `workloads`.
+    workload_index: BTreeMap<ObjId, usize>,
+    /// Object → index into `services`.
+    service_index: BTreeMap<ObjId, usize>,
 }
 
 const WORKLOAD_KINDS: &[&str] = &[
@@ -250,7 +258,74 @@ impl Graph {
                 graph.add(doc_index, root);
             }
         }
+        graph.link();
         graph
+    }
+
+    /// Precomputes which workloads each Service selects, through an index of pod template labels
+    /// by (namespace, key, value), so that large streams stay linear instead of services ×
+    /// workloads.
+    fn link(&mut self) {
+        let mut by_label: BTreeMap<(&str, &str, &str), Vec<usize>> = BTreeMap::new();
+        for (i, w) in self.workloads.iter().enumerate() {
+            let ns = self.objects[w.obj].namespace.as_str();
+            for (k, v) in &w.labels {
+                by_label
+                    .entry((ns, k.as_str(), v.as_str()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        let mut service_workloads: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
+        let mut workload_services: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
+        for (si, service) in self.services.iter().enumerate() {
+            let ns = self.objects[service.obj].namespace.as_str();
+            // Candidates: workloads carrying the rarest selector pair; then check all pairs.
+            let candidates = service
+                .selector_labels
+                .iter()
+                .map(|(k, v)| {
+                    by_label
+                        .get(&(ns, k.as_str(), v.as_str()))
+                        .map_or(&[][..], Vec::as_slice)
+                })
+                .min_by_key(|c| c.len());
+            let Some(candidates) = candidates else {
+                continue;
+            };
+            let selected: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|wi| {
+                    let w = &self.workloads[*wi];
+                    service
+                        .selector_labels
+                        .iter()
+                        .all(|(k, v)| w.labels.get(k) == Some(v))
+                })
+                .collect();
+            for wi in &selected {
+                workload_services
+                    .entry(self.workloads[*wi].obj)
+                    .or_default()
+                    .push(si);
+            }
+            service_workloads.insert(service.obj, selected);
+        }
+        self.service_workloads = service_workloads;
+        self.workload_services = workload_services;
+        self.workload_index = self
+            .workloads
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.obj, i))
+            .collect();
+        self.service_index = self
+            .services
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.obj, i))
+            .collect();
     }
 
     fn add(&mut self, doc: usize, node: NodeRef<'_>) {
@@ -483,10 +558,13 @@ impl Graph {
 
     /// Services with this namespace and name.
     pub fn service(&self, namespace: &str, name: &str) -> Option<&Service> {
-        self.services.iter().find(|s| {
-            let o = &self.objects[s.obj];
-            o.namespace == namespace && o.name == name
-        })
+        let obj = *self.find("Service", namespace, name).first()?;
+        self.service_by_obj(obj)
+    }
+
+    /// The Service with this object id.
+    pub fn service_by_obj(&self, obj: ObjId) -> Option<&Service> {
+        self.service_index.get(&obj).map(|i| &self.services[*i])
     }
 
     /// Whether any workload is in this namespace.
@@ -498,32 +576,18 @@ impl Graph {
 
     /// Workloads whose pod template a Service selects (same namespace; empty selector selects none).
     pub fn service_targets(&self, service: &Service) -> Vec<&Workload> {
-        if service.selector_labels.is_empty() {
-            return Vec::new();
-        }
-        let ns = &self.objects[service.obj].namespace;
-        self.workloads
-            .iter()
-            .filter(|w| &self.objects[w.obj].namespace == ns)
-            .filter(|w| {
-                service
-                    .selector_labels
-                    .iter()
-                    .all(|(k, v)| w.labels.get(k) == Some(v))
-            })
-            .collect()
+        self.service_workloads
+            .get(&service.obj)
+            .map(|ws| ws.iter().map(|i| &self.workloads[*i]).collect())
+            .unwrap_or_default()
     }
 
     /// Services that select a workload.
     pub fn services_of(&self, workload: &Workload) -> Vec<&Service> {
-        self.services
-            .iter()
-            .filter(|s| {
-                self.service_targets(s)
-                    .iter()
-                    .any(|w| w.obj == workload.obj)
-            })
-            .collect()
+        self.workload_services
+            .get(&workload.obj)
+            .map(|ss| ss.iter().map(|i| &self.services[*i]).collect())
+            .unwrap_or_default()
     }
 
     /// Workloads a PDB selects.
@@ -539,15 +603,14 @@ impl Graph {
     /// The workload an HPA scales.
     pub fn hpa_target(&self, hpa: &Hpa) -> Option<&Workload> {
         let ns = &self.objects[hpa.obj].namespace;
-        self.workloads.iter().find(|w| {
-            let o = &self.objects[w.obj];
-            &o.namespace == ns && o.kind == hpa.target_kind && o.name == hpa.target_name
-        })
+        self.find(&hpa.target_kind, ns, &hpa.target_name)
+            .iter()
+            .find_map(|obj| self.workload(*obj))
     }
 
     /// The workload of an object id, if it is one.
     pub fn workload(&self, obj: ObjId) -> Option<&Workload> {
-        self.workloads.iter().find(|w| w.obj == obj)
+        self.workload_index.get(&obj).map(|i| &self.workloads[*i])
     }
 }
 

@@ -22,6 +22,10 @@ pub const NESTING_LIMIT: usize = 512;
 /// How many alias or merge hops an accessor follows before giving up.
 const ALIAS_HOPS: usize = 16;
 
+/// How many mappings one merge-key lookup may visit: `<<: [*a, *a, …]` nested through aliases
+/// would otherwise make a lookup exponential (a "billion laughs" of merge keys).
+const MERGE_BUDGET: usize = 1_000;
+
 /// How a scalar was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarStyle {
@@ -221,14 +225,21 @@ impl<'a> NodeRef<'a> {
     /// Entries of a mapping including those merged with `<<` (explicit keys win), bounded.
     pub fn entries(&self) -> Vec<(NodeRef<'a>, NodeRef<'a>)> {
         let mut out: Vec<(NodeRef<'a>, NodeRef<'a>)> = Vec::new();
-        self.collect_entries(&mut out, 0);
+        let mut budget = MERGE_BUDGET;
+        self.collect_entries(&mut out, 0, &mut budget);
         out
     }
 
-    fn collect_entries(&self, out: &mut Vec<(NodeRef<'a>, NodeRef<'a>)>, depth: usize) {
-        if depth > ALIAS_HOPS || out.len() > 100_000 {
+    fn collect_entries(
+        &self,
+        out: &mut Vec<(NodeRef<'a>, NodeRef<'a>)>,
+        depth: usize,
+        budget: &mut usize,
+    ) {
+        if depth > ALIAS_HOPS || *budget == 0 {
             return;
         }
+        *budget -= 1;
         let mut merges = Vec::new();
         for (k, v) in self.own_entries() {
             if k.is_plain() && k.as_str() == Some("<<") {
@@ -243,10 +254,10 @@ impl<'a> NodeRef<'a> {
         for m in merges {
             let m = m.resolve();
             if m.is_map() {
-                m.collect_entries(out, depth + 1);
+                m.collect_entries(out, depth + 1, budget);
             } else {
                 for item in m.items() {
-                    item.collect_entries(out, depth + 1);
+                    item.collect_entries(out, depth + 1, budget);
                 }
             }
         }
@@ -259,13 +270,20 @@ impl<'a> NodeRef<'a> {
 
     /// The key node and value of `key`.
     pub fn get_entry(&self, key: &str) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
-        self.get_entry_depth(key, 0)
+        let mut budget = MERGE_BUDGET;
+        self.get_entry_depth(key, 0, &mut budget)
     }
 
-    fn get_entry_depth(&self, key: &str, depth: usize) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
-        if depth > ALIAS_HOPS {
+    fn get_entry_depth(
+        &self,
+        key: &str,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+        if depth > ALIAS_HOPS || *budget == 0 {
             return None;
         }
+        *budget -= 1;
         let mut merges = Vec::new();
         for (k, v) in self.own_entries() {
             match k.as_str() {
@@ -277,12 +295,12 @@ impl<'a> NodeRef<'a> {
         for m in merges {
             let m = m.resolve();
             if m.is_map() {
-                if let Some(found) = m.get_entry_depth(key, depth + 1) {
+                if let Some(found) = m.get_entry_depth(key, depth + 1, budget) {
                     return Some(found);
                 }
             } else {
                 for item in m.items() {
-                    if let Some(found) = item.get_entry_depth(key, depth + 1) {
+                    if let Some(found) = item.get_entry_depth(key, depth + 1, budget) {
                         return Some(found);
                     }
                 }
@@ -404,8 +422,32 @@ impl Builder {
         let start = self.nodes[id].start as usize;
         let mut end = (end as usize).max(start);
         let bytes = text.as_bytes();
-        while end > start && end <= bytes.len() && bytes[end - 1].is_ascii_whitespace() {
-            end -= 1;
+        // Never end before the last child (a block scalar may hold lines that look like comments).
+        let floor = match &self.nodes[id].kind {
+            NodeKind::Seq(items) => items.last().map(|c| self.nodes[*c as usize].end as usize),
+            NodeKind::Map(entries) => entries
+                .last()
+                .map(|(_, v)| self.nodes[*v as usize].end as usize),
+            _ => None,
+        }
+        .unwrap_or(start)
+        .max(start);
+        loop {
+            while end > floor && end <= bytes.len() && bytes[end - 1].is_ascii_whitespace() {
+                end -= 1;
+            }
+            // Own-line comments after the last entry belong to what follows, not to this node.
+            let line_start = bytes[..end]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            let line = &bytes[line_start..end];
+            let is_comment = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'#');
+            if is_comment && line_start >= floor && line_start > start {
+                end = line_start;
+            } else {
+                break;
+            }
         }
         self.nodes[id].end = u32::try_from(end).unwrap_or(u32::MAX);
         if let NodeKind::Map(entries) = &self.nodes[id].kind {
@@ -461,6 +503,142 @@ fn scalar_style(style: granit_parser::ScalarStyle) -> ScalarStyle {
 fn source_comment(text: &str) -> Option<&str> {
     let rest = text.trim().strip_prefix("Source:")?.trim();
     (!rest.is_empty()).then_some(rest)
+}
+
+/// Streams larger than this are split at document markers and parsed in parallel.
+const CHUNK_BYTES: usize = 2 << 20;
+
+/// Parses a YAML stream, in parallel chunks when it is large (a `helm template` stream on
+/// stdin is one file). The result is identical to [`parse`]: chunks are cut only at a `---`
+/// marker at column 0, which YAML forbids inside any scalar, so no document spans two chunks.
+pub fn parse_stream(file: FileId, text: &str) -> (Vec<Document>, Vec<ParseError>) {
+    use rayon::prelude::*;
+    let cuts = chunk_starts(text, CHUNK_BYTES);
+    if cuts.len() <= 1 {
+        return parse(file, text);
+    }
+    let ranges: Vec<(usize, usize)> = cuts
+        .iter()
+        .zip(cuts.iter().skip(1).chain(std::iter::once(&text.len())))
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    let parts: Vec<(Vec<Document>, Vec<ParseError>)> = ranges
+        .par_iter()
+        .map(|(start, end)| parse_at(file, &text[*start..*end], *start))
+        .collect();
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    for (mut d, e) in parts {
+        for doc in &mut d {
+            doc.index = u32::try_from(docs.len()).unwrap_or(u32::MAX);
+            docs.push(std::mem::replace(doc, Document::empty(file)));
+        }
+        errors.extend(e);
+    }
+    (docs, errors)
+}
+
+/// Byte offsets where chunks start: 0, then the start of a `---` line (or of the comment lines
+/// right above it, which belong to the next document) roughly every `size` bytes. A marker
+/// right after a directive line (`%YAML`) is not a cut, since the directive belongs to it.
+fn chunk_starts(text: &str, size: usize) -> Vec<usize> {
+    let mut cuts = vec![0];
+    let bytes = text.as_bytes();
+    let mut next = size;
+    while next < bytes.len() {
+        // Find the next line that is a document start marker.
+        let Some(found) = find_marker(bytes, next) else {
+            break;
+        };
+        let mut cut = found;
+        // Pull preceding comment lines into the next chunk; refuse cuts after directives.
+        let mut directive = false;
+        while cut > 0 {
+            let prev_end = cut - 1; // the '\n' ending the previous line
+            let prev_start = bytes[..prev_end]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |i| i + 1);
+            let line = &bytes[prev_start..prev_end];
+            if line.first() == Some(&b'#') {
+                cut = prev_start;
+            } else {
+                directive = line.first() == Some(&b'%');
+                break;
+            }
+        }
+        if !directive && cut > *cuts.last().unwrap_or(&0) {
+            cuts.push(cut);
+        }
+        next = found + size;
+    }
+    cuts
+}
+
+/// The start of the first line at or after `from` that is `---` followed by a blank or EOL.
+fn find_marker(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < bytes.len() {
+        let line_start = if i == 0 {
+            0
+        } else {
+            bytes[i..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map(|p| i + p + 1)?
+        };
+        let rest = &bytes[line_start..];
+        if rest.starts_with(b"---")
+            && matches!(rest.get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
+        {
+            return Some(line_start);
+        }
+        i = line_start + 1;
+    }
+    None
+}
+
+impl Document {
+    fn empty(file: FileId) -> Document {
+        Document {
+            file,
+            index: 0,
+            nodes: Vec::new(),
+            root: None,
+            start: 0,
+            end: 0,
+            origin: None,
+            duplicates: Vec::new(),
+        }
+    }
+
+    fn shift(&mut self, base: u32) {
+        for node in &mut self.nodes {
+            node.start += base;
+            node.end += base;
+        }
+        self.start += base;
+        self.end += base;
+        if let Some((_, span)) = &mut self.origin {
+            span.start += base;
+            span.end += base;
+        }
+    }
+}
+
+fn parse_at(file: FileId, text: &str, base: usize) -> (Vec<Document>, Vec<ParseError>) {
+    let (mut docs, mut errors) = parse(file, text);
+    let base32 = u32::try_from(base).unwrap_or(u32::MAX);
+    if base32 > 0 {
+        for doc in &mut docs {
+            doc.shift(base32);
+        }
+        for e in &mut errors {
+            e.span.start += base32;
+            e.span.end += base32;
+        }
+    }
+    (docs, errors)
 }
 
 /// Parses a YAML stream into documents. Never fails: syntax errors become [`ParseError`]s and

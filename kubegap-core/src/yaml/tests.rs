@@ -132,3 +132,79 @@ fn alias_bomb_is_cheap() {
     let j = docs[0].root().unwrap().get("j").unwrap();
     assert_eq!(j.items().count(), 9);
 }
+
+#[test]
+fn parallel_chunks_equal_sequential_parse() {
+    // A stream with comments above markers, a directive, a broken document and a block scalar
+    // whose content mentions `---` (indented, so not a marker).
+    let mut text = String::from("\u{feff}");
+    for i in 0..400 {
+        text.push_str(&format!("# Source: c/t{i}.yaml\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: n{i}}}\ndata:\n  x: |\n    ---\n    body {i}\n"));
+        if i == 200 {
+            text.push_str("---\nbroken: [\n");
+        }
+        if i == 300 {
+            text.push_str("%YAML 1.2\n---\ndirective: doc\n");
+        }
+    }
+    let (seq_docs, seq_errors) = parse(FileId(0), &text);
+    let cuts = chunk_starts(&text, 512);
+    assert!(cuts.len() > 10, "{}", cuts.len());
+    let ranges: Vec<(usize, usize)> = cuts
+        .iter()
+        .zip(cuts.iter().skip(1).chain(std::iter::once(&text.len())))
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    let mut par_docs = Vec::new();
+    let mut par_errors = Vec::new();
+    for (a, b) in ranges {
+        let (d, e) = parse_at(FileId(0), &text[a..b], a);
+        par_docs.extend(d);
+        par_errors.extend(e);
+    }
+    // The broken flow sequence, and the `%YAML` directive not preceded by `...`.
+    assert_eq!(seq_errors.len(), 2, "{seq_errors:?}");
+    assert_eq!(
+        seq_errors.iter().map(|e| e.span).collect::<Vec<_>>(),
+        par_errors.iter().map(|e| e.span).collect::<Vec<_>>()
+    );
+    let summary = |docs: &[Document]| -> Vec<(u32, u32, Option<String>, usize)> {
+        docs.iter()
+            .map(|d| {
+                (
+                    d.start,
+                    d.end,
+                    d.origin.as_ref().map(|o| o.0.clone()),
+                    d.nodes.len(),
+                )
+            })
+            .collect()
+    };
+    let s = summary(&seq_docs);
+    let p = summary(&par_docs);
+    // Document boundaries may differ only in where an implicit end is reported; content and
+    // origins must match exactly.
+    assert_eq!(s.len(), p.len());
+    for (a, b) in s.iter().zip(&p) {
+        assert_eq!((a.2.as_ref(), a.3), (b.2.as_ref(), b.3));
+        assert_eq!(a.0, b.0);
+    }
+    let spans = |docs: &[Document]| -> Vec<(u32, u32)> {
+        docs.iter()
+            .flat_map(|d| d.nodes.iter().map(|n| (n.start, n.end)))
+            .collect()
+    };
+    let (a, b) = (spans(&seq_docs), spans(&par_docs));
+    if let Some(i) = a.iter().zip(&b).position(|(x, y)| x != y) {
+        panic!(
+            "first difference at node {i}: sequential {:?} chunked {:?}; text {:?}",
+            &a[i..i + 3],
+            &b[i..i + 3],
+            &text[a[i].0 as usize..(a[i].1 as usize + 40).min(text.len())]
+        );
+    }
+    assert_eq!(a.len(), b.len());
+    // And parse_stream itself (with its real chunk size) agrees with parse.
+    let (stream_docs, _) = parse_stream(FileId(0), &text);
+    assert_eq!(spans(&stream_docs), spans(&seq_docs));
+}

@@ -1,0 +1,402 @@
+//! The application's idle keep-alive, detected from a container's image, command, args and env,
+//! or declared with the `kubegap.io/keepalive-timeout` annotation.
+//!
+//! Unknown stays unknown: a value is only produced with a stated source (a flag, an env var, an
+//! annotation, or the documented default of a detected server and version). Where the default
+//! depends on a version kubegap cannot see (Node.js before/from v26), the value is a range and
+//! rules only fire when the whole range is too short.
+
+use crate::k8s::{Container, Workload};
+use crate::rule::Context;
+use crate::source::Span;
+use crate::yaml::NodeRef;
+
+/// The annotation that declares an application's idle keep-alive, e.g. `65s`.
+pub const KEEPALIVE_ANNOTATION: &str = "kubegap.io/keepalive-timeout";
+
+/// A detected application server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Server {
+    /// Node.js (`node …`, `npm start`, `next start`, node images).
+    Node,
+    /// gunicorn.
+    Gunicorn,
+    /// uvicorn.
+    Uvicorn,
+    /// puma.
+    Puma,
+    /// Tomcat or Spring Boot's embedded Tomcat.
+    Tomcat,
+    /// Apache httpd.
+    Httpd,
+    /// Declared by annotation; the server is not identified.
+    Declared,
+}
+
+impl Server {
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Server::Node => "Node.js",
+            Server::Gunicorn => "gunicorn",
+            Server::Uvicorn => "uvicorn",
+            Server::Puma => "puma",
+            Server::Tomcat => "Tomcat",
+            Server::Httpd => "Apache httpd",
+            Server::Declared => "the application",
+        }
+    }
+}
+
+/// An idle keep-alive in seconds: `low..=high` (equal when known exactly).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Secs {
+    /// Lowest possible value.
+    pub low: f64,
+    /// Highest possible value.
+    pub high: f64,
+}
+
+impl Secs {
+    /// An exact value.
+    pub fn exact(v: f64) -> Secs {
+        Secs { low: v, high: v }
+    }
+
+    /// `5s`, or `5s–65s` for a range.
+    pub fn show(&self) -> String {
+        if (self.low - self.high).abs() < f64::EPSILON {
+            fmt_secs(self.low)
+        } else {
+            format!("{}–{}", fmt_secs(self.low), fmt_secs(self.high))
+        }
+    }
+}
+
+/// Formats seconds compactly: `5s`, `0.5s`, `10m`, `1h`.
+pub fn fmt_secs(v: f64) -> String {
+    if v >= 3600.0 && (v % 3600.0).abs() < f64::EPSILON {
+        format!("{}h", v / 3600.0)
+    } else if v >= 60.0 && (v % 60.0).abs() < f64::EPSILON {
+        format!("{}m", v / 60.0)
+    } else if (v.fract()).abs() < f64::EPSILON {
+        format!("{v}s")
+    } else {
+        format!("{v:.1}s")
+    }
+}
+
+/// The application's keep-alive and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppKeepAlive {
+    /// The server.
+    pub server: Server,
+    /// The idle keep-alive.
+    pub secs: Secs,
+    /// Where the value came from, for messages: "`--keep-alive 5` (app.yaml:31)" or
+    /// "default of gunicorn (2 s), image `python:3.12` (app.yaml:20)".
+    pub source: String,
+    /// The span to point at: the flag, env value, annotation, or the image/command implying it.
+    pub span: Span,
+    /// Node's `headersTimeout`, when declared (`kubegap.io/headers-timeout`).
+    pub headers_timeout: Option<(f64, Span)>,
+}
+
+/// Parses `65s`, `2m`, `500ms`, `1h`, or bare seconds.
+pub fn parse_secs(text: &str) -> Option<f64> {
+    crate::config::parse_config_duration(text)
+}
+
+/// The command line of a container as words (command + args), with the node of each word.
+fn words<'a>(container: NodeRef<'a>) -> Vec<(String, NodeRef<'a>)> {
+    let mut out = Vec::new();
+    for key in ["command", "args"] {
+        for item in container.get(key).into_iter().flat_map(|n| n.items()) {
+            let Some(text) = item.as_str() else { continue };
+            // `sh -c "gunicorn --keep-alive 5 app:app"`: split shell strings into words.
+            for word in text.split_whitespace() {
+                out.push((
+                    word.trim_matches(|c| c == '"' || c == '\'').to_string(),
+                    item,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The value of `--flag N`, `--flag=N` among words.
+fn flag<'a>(words: &[(String, NodeRef<'a>)], names: &[&str]) -> Option<(String, NodeRef<'a>)> {
+    for (i, (w, node)) in words.iter().enumerate() {
+        for name in names {
+            if w == name {
+                if let Some((v, n)) = words.get(i + 1) {
+                    return Some((v.clone(), *n));
+                }
+            } else if let Some(v) = w.strip_prefix(&format!("{name}=")) {
+                return Some((v.to_string(), *node));
+            }
+        }
+    }
+    None
+}
+
+fn env<'a>(container: NodeRef<'a>, name: &str) -> Option<(String, NodeRef<'a>)> {
+    container
+        .get("env")
+        .into_iter()
+        .flat_map(|e| e.items())
+        .find(|e| e.str_at(&["name"]) == Some(name))
+        .and_then(|e| e.get("value"))
+        .and_then(|v| v.as_str().map(|s| (s.to_string(), v)))
+}
+
+/// The numeric major version in an image tag (`node:20-alpine` → 20), if the image is one of
+/// `repos` (by last path segment).
+fn image_major(image: &str, repos: &[&str]) -> Option<Option<u32>> {
+    let without_digest = image.split('@').next().unwrap_or(image);
+    let (repo, tag) = match without_digest.rsplit_once(':') {
+        Some((r, t)) if !t.contains('/') => (r, Some(t)),
+        _ => (without_digest, None),
+    };
+    let last = repo.rsplit('/').next().unwrap_or(repo);
+    if !repos.contains(&last) {
+        return None;
+    }
+    Some(tag.and_then(|t| {
+        let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    }))
+}
+
+/// Detects the keep-alive of a workload's serving container (the first non-init container
+/// that declares `port` when given, else the first one).
+pub fn detect(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Option<AppKeepAlive> {
+    let object = cx.node(cx.obj(workload.obj).at);
+    let template = cx.node(workload.template);
+    // The declared annotation always wins: workload first, then the pod template.
+    for meta in [object.get("metadata"), template.get("metadata")]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(value) = meta.path(&["annotations", KEEPALIVE_ANNOTATION]) {
+            let secs = value.as_str().and_then(parse_secs)?;
+            return Some(AppKeepAlive {
+                server: Server::Declared,
+                secs: Secs::exact(secs),
+                source: format!(
+                    "annotation `{KEEPALIVE_ANNOTATION}` ({})",
+                    cx.cite(value.span())
+                ),
+                span: value.span(),
+                headers_timeout: declared_headers_timeout(cx, meta),
+            });
+        }
+    }
+    let containers: Vec<&Container> = workload.containers.iter().filter(|c| !c.init).collect();
+    let serving = port
+        .and_then(|p| {
+            containers.iter().find(|c| {
+                c.ports.iter().any(|cp| {
+                    cp.name.as_deref() == Some(p)
+                        || cp.number.map(|n| n.to_string()).as_deref() == Some(p)
+                })
+            })
+        })
+        .or_else(|| containers.first())?;
+    detect_container(cx, cx.node(serving.at))
+}
+
+fn declared_headers_timeout(cx: &Context<'_>, meta: NodeRef<'_>) -> Option<(f64, Span)> {
+    let _ = cx;
+    let node = meta.path(&["annotations", "kubegap.io/headers-timeout"])?;
+    Some((node.as_str().and_then(parse_secs)?, node.span()))
+}
+
+/// Detects the keep-alive of one container.
+pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
+    let words = words(container);
+    let image_node = container.get("image");
+    let image = image_node.and_then(|n| n.as_str()).unwrap_or_default();
+    let has = |name: &str| {
+        words
+            .iter()
+            .any(|(w, _)| w == name || w.ends_with(&format!("/{name}")))
+    };
+    let first_word_span = |name: &str| {
+        words
+            .iter()
+            .find(|(w, _)| w == name || w.ends_with(&format!("/{name}")))
+            .map(|(_, n)| n.span())
+    };
+    let implied = |what: &str, span: Option<Span>| -> (String, Span) {
+        match span {
+            Some(span) => (format!("{what} ({})", cx.cite(span)), span),
+            None => {
+                let span = image_node.map_or_else(|| container.span(), |n| n.span());
+                (format!("image `{image}` ({})", cx.cite(span)), span)
+            }
+        }
+    };
+
+    // gunicorn (also with uvicorn workers: gunicorn owns the keep-alive then).
+    if has("gunicorn") {
+        if let Some((value, node)) = flag(&words, &["--keep-alive"]) {
+            let secs = value.parse::<f64>().ok()?;
+            return Some(AppKeepAlive {
+                server: Server::Gunicorn,
+                secs: Secs::exact(secs),
+                source: format!("`--keep-alive {value}` ({})", cx.cite(node.span())),
+                span: node.span(),
+                headers_timeout: None,
+            });
+        }
+        if let Some((value, node)) = env(container, "GUNICORN_CMD_ARGS") {
+            let env_words: Vec<(String, NodeRef<'_>)> = value
+                .split_whitespace()
+                .map(|w| (w.to_string(), node))
+                .collect();
+            if let Some((v, _)) = flag(&env_words, &["--keep-alive"]) {
+                let secs = v.parse::<f64>().ok()?;
+                return Some(AppKeepAlive {
+                    server: Server::Gunicorn,
+                    secs: Secs::exact(secs),
+                    source: format!(
+                        "`GUNICORN_CMD_ARGS` `--keep-alive {v}` ({})",
+                        cx.cite(node.span())
+                    ),
+                    span: node.span(),
+                    headers_timeout: None,
+                });
+            }
+        }
+        // A config file that is not in the input may set `keepalive`: unknown, not a finding.
+        if flag(&words, &["-c", "--config"]).is_some() {
+            return None;
+        }
+        let (what, span) = implied("`gunicorn`", first_word_span("gunicorn"));
+        return Some(AppKeepAlive {
+            server: Server::Gunicorn,
+            secs: Secs::exact(2.0),
+            source: format!("default of gunicorn (2s, `keepalive` in gunicorn/config.py), {what}"),
+            span,
+            headers_timeout: None,
+        });
+    }
+    if has("uvicorn") {
+        if let Some((value, node)) = flag(&words, &["--timeout-keep-alive"]) {
+            let secs = value.parse::<f64>().ok()?;
+            return Some(AppKeepAlive {
+                server: Server::Uvicorn,
+                secs: Secs::exact(secs),
+                source: format!("`--timeout-keep-alive {value}` ({})", cx.cite(node.span())),
+                span: node.span(),
+                headers_timeout: None,
+            });
+        }
+        let (what, span) = implied("`uvicorn`", first_word_span("uvicorn"));
+        return Some(AppKeepAlive {
+            server: Server::Uvicorn,
+            secs: Secs::exact(5.0),
+            source: format!("default of uvicorn (5s, `--timeout-keep-alive`), {what}"),
+            span,
+            headers_timeout: None,
+        });
+    }
+    if has("puma") {
+        if flag(&words, &["-C", "--config"]).is_some() {
+            return None;
+        }
+        let (what, span) = implied("`puma`", first_word_span("puma"));
+        return Some(AppKeepAlive {
+            server: Server::Puma,
+            secs: Secs::exact(20.0),
+            source: format!("default of puma (20s, `persistent_timeout`), {what}"),
+            span,
+            headers_timeout: None,
+        });
+    }
+    // Spring Boot / Tomcat: only an explicit setting is a value; the default depends on
+    // `connectionTimeout` and on server.xml, which kubegap does not see.
+    if let Some((value, node)) = env(container, "SERVER_TOMCAT_KEEP_ALIVE_TIMEOUT")
+        .or_else(|| flag(&words, &["--server.tomcat.keep-alive-timeout"]))
+        .or_else(|| {
+            words.iter().find_map(|(w, n)| {
+                w.strip_prefix("-Dserver.tomcat.keep-alive-timeout=")
+                    .map(|v| (v.to_string(), *n))
+            })
+        })
+    {
+        // Spring's Duration: a bare number is milliseconds.
+        let secs = if value.chars().all(|c| c.is_ascii_digit()) {
+            value.parse::<f64>().ok()? / 1000.0
+        } else {
+            parse_secs(&value)?
+        };
+        return Some(AppKeepAlive {
+            server: Server::Tomcat,
+            secs: Secs::exact(secs),
+            source: format!(
+                "`server.tomcat.keep-alive-timeout={value}` ({})",
+                cx.cite(node.span())
+            ),
+            span: node.span(),
+            headers_timeout: None,
+        });
+    }
+    // Node.js: `next start --keepAliveTimeout MS`, else the default of the version.
+    let node_cmd = has("node")
+        || has("nodejs")
+        || has("next")
+        || (has("npm") && has("start"))
+        || (has("yarn") && has("start"));
+    let node_image = image_major(image, &["node"]);
+    if node_cmd || node_image.is_some() {
+        if let Some((value, node)) = flag(&words, &["--keepAliveTimeout"]) {
+            let ms = value.parse::<f64>().ok()?;
+            return Some(AppKeepAlive {
+                server: Server::Node,
+                secs: Secs::exact(ms / 1000.0),
+                source: format!("`--keepAliveTimeout {value}` ms ({})", cx.cite(node.span())),
+                span: node.span(),
+                headers_timeout: None,
+            });
+        }
+        let span = image_node.map_or_else(|| container.span(), |n| n.span());
+        let (secs, version) = match node_image.flatten() {
+            Some(major) if major >= 26 => (Secs::exact(65.0), format!("v{major}")),
+            Some(major) => (Secs::exact(5.0), format!("v{major}")),
+            None => (
+                Secs {
+                    low: 5.0,
+                    high: 65.0,
+                },
+                "unknown version: 5s before v26, 65s from v26".to_string(),
+            ),
+        };
+        return Some(AppKeepAlive {
+            server: Server::Node,
+            secs,
+            source: format!(
+                "default `keepAliveTimeout` of Node.js ({version}), image `{image}` ({})",
+                cx.cite(span)
+            ),
+            span,
+            headers_timeout: None,
+        });
+    }
+    if image_major(image, &["httpd"]).is_some() {
+        let span = image_node.map_or_else(|| container.span(), |n| n.span());
+        return Some(AppKeepAlive {
+            server: Server::Httpd,
+            secs: Secs::exact(5.0),
+            source: format!(
+                "default `KeepAliveTimeout` of Apache httpd 2.4 (5s), image `{image}` ({})",
+                cx.cite(span)
+            ),
+            span,
+            headers_timeout: None,
+        });
+    }
+    None
+}

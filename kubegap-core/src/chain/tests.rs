@@ -1,0 +1,151 @@
+//! Tests of application keep-alive detection.
+
+use crate::config::Settings;
+use crate::k8s::Graph;
+use crate::source::{FileId, FileKind, SourceFile, SourceMap};
+
+use super::app::{detect, Secs, Server};
+
+fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
+    let mut files = SourceMap::default();
+    files.add(SourceFile::new(
+        "app.yaml",
+        None,
+        text.to_string(),
+        FileKind::Yaml,
+    ));
+    let (docs, errors) = crate::yaml::parse(FileId(0), text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let graph = Graph::build(&docs);
+    let settings = Settings::default();
+    let cx = crate::rule::Context {
+        files: &files,
+        documents: &docs,
+        k8s: &graph,
+        haproxy: &[],
+        nginx: &[],
+        settings: &settings,
+    };
+    detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source))
+}
+
+fn pod(container: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n  - {container}\n"
+    )
+}
+
+#[test]
+fn gunicorn_flag_env_default_and_config_file() {
+    let (s, v, src) = detect_in(&pod(
+        "{name: a, image: python:3.12, command: [gunicorn, --keep-alive, '75', app:app]}",
+    ))
+    .unwrap();
+    assert_eq!((s, v), (Server::Gunicorn, Secs::exact(75.0)));
+    assert!(src.contains("`--keep-alive 75` (app.yaml:6)"), "{src}");
+    let (_, v, _) = detect_in(&pod(
+        "{name: a, image: x, args: [\"gunicorn --keep-alive=10 app:app\"]}",
+    ))
+    .unwrap();
+    assert_eq!(v, Secs::exact(10.0));
+    let (_, v, src) = detect_in(&pod("{name: a, image: x, command: [gunicorn, app:app], env: [{name: GUNICORN_CMD_ARGS, value: \"--workers 3 --keep-alive 30\"}]}")).unwrap();
+    assert_eq!(v, Secs::exact(30.0));
+    assert!(src.contains("GUNICORN_CMD_ARGS"));
+    let (_, v, src) = detect_in(&pod(
+        "{name: a, image: x, command: [gunicorn, -k, uvicorn.workers.UvicornWorker, app:app]}",
+    ))
+    .unwrap();
+    assert_eq!(v, Secs::exact(2.0));
+    assert!(src.starts_with("default of gunicorn (2s"), "{src}");
+    assert_eq!(
+        detect_in(&pod(
+            "{name: a, image: x, command: [gunicorn, -c, /etc/gunicorn.conf.py, app:app]}"
+        )),
+        None
+    );
+}
+
+#[test]
+fn node_versions_and_next() {
+    let (s, v, src) = detect_in(&pod(
+        "{name: a, image: 'node:20-alpine', command: [node, server.js]}",
+    ))
+    .unwrap();
+    assert_eq!((s, v), (Server::Node, Secs::exact(5.0)));
+    assert!(src.contains("Node.js (v20)"), "{src}");
+    let (_, v, _) = detect_in(&pod(
+        "{name: a, image: 'node:26', command: [node, server.js]}",
+    ))
+    .unwrap();
+    assert_eq!(v, Secs::exact(65.0));
+    let (_, v, _) = detect_in(&pod(
+        "{name: a, image: 'registry/app:1.0', command: [npm, start]}",
+    ))
+    .unwrap();
+    assert_eq!(
+        v,
+        Secs {
+            low: 5.0,
+            high: 65.0
+        }
+    );
+    let (_, v, _) = detect_in(&pod(
+        "{name: a, image: 'node:22', args: [next, start, --keepAliveTimeout, '65000']}",
+    ))
+    .unwrap();
+    assert_eq!(v, Secs::exact(65.0));
+}
+
+#[test]
+fn others_and_unknowns() {
+    assert_eq!(
+        detect_in(&pod("{name: a, image: x, command: [uvicorn, main:app]}"))
+            .unwrap()
+            .1,
+        Secs::exact(5.0)
+    );
+    assert_eq!(
+        detect_in(&pod(
+            "{name: a, image: x, command: [uvicorn, main:app, --timeout-keep-alive, '90']}"
+        ))
+        .unwrap()
+        .1,
+        Secs::exact(90.0)
+    );
+    assert_eq!(
+        detect_in(&pod("{name: a, image: x, command: [bundle, exec, puma]}"))
+            .unwrap()
+            .1,
+        Secs::exact(20.0)
+    );
+    assert_eq!(
+        detect_in(&pod("{name: a, image: 'httpd:2.4'}")).unwrap().1,
+        Secs::exact(5.0)
+    );
+    assert_eq!(
+        detect_in(&pod(
+            "{name: a, image: x, env: [{name: SERVER_TOMCAT_KEEP_ALIVE_TIMEOUT, value: '65s'}]}"
+        ))
+        .unwrap()
+        .1,
+        Secs::exact(65.0)
+    );
+    assert_eq!(
+        detect_in(&pod(
+            "{name: a, image: x, env: [{name: SERVER_TOMCAT_KEEP_ALIVE_TIMEOUT, value: '70000'}]}"
+        ))
+        .unwrap()
+        .1,
+        Secs::exact(70.0)
+    );
+    // Go and unknown servers: unknown, never guessed.
+    assert_eq!(
+        detect_in(&pod("{name: a, image: 'golang-app:1.0', command: [/app]}")),
+        None
+    );
+    // The annotation always wins.
+    let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  annotations: {kubegap.io/keepalive-timeout: 65s}\nspec:\n  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: a, image: 'node:20', command: [node, s.js]}]}\n";
+    let (s, v, src) = detect_in(text).unwrap();
+    assert_eq!((s, v), (Server::Declared, Secs::exact(65.0)));
+    assert!(src.contains("app.yaml:5"), "{src}");
+}
