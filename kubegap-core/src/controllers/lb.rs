@@ -202,7 +202,7 @@ pub(super) fn gclb(reader: &Reader<'_>, obj: ObjId) -> LoadBalancer {
 /// The load balancer a Service of type LoadBalancer gets, when its annotations name the
 /// provider (AWS or Azure). `None` for other Services or unknown providers.
 pub fn for_service(reader: &Reader<'_>, service: ObjId) -> Option<LoadBalancer> {
-    let s = reader.graph.services.iter().find(|s| s.obj == service)?;
+    let s = reader.graph.service_by_obj(service)?;
     if s.service_type != "LoadBalancer" {
         return None;
     }

@@ -379,6 +379,15 @@ impl Controller {
         self.args.iter().find(|a| a.name == name)
     }
 
+    /// ingress-nginx `--annotations-prefix`, when it is not the default
+    /// `nginx.ingress.kubernetes.io`.
+    pub fn custom_annotation_prefix(&self) -> Option<&str> {
+        let value = self.arg("annotations-prefix")?.value.as_deref()?;
+        let value = value.trim().trim_end_matches('/');
+        (self.product == Product::IngressNginx && value != "nginx.ingress.kubernetes.io")
+            .then_some(value)
+    }
+
     /// Whether a boolean flag is on (`--flag`, `--flag=true`).
     pub fn flag(&self, name: &str) -> Option<&Arg> {
         self.arg(name)
@@ -610,29 +619,43 @@ impl<'a> Reader<'a> {
         let mut out = vec![obj];
         for service in self.backend_services(obj) {
             out.push(service);
-            if let Some(s) = self.graph.services.iter().find(|s| s.obj == service) {
+            if let Some(s) = self.graph.service_by_obj(service) {
                 out.extend(self.graph.service_targets(s).iter().map(|w| w.obj));
             }
         }
-        if let Some(s) = self.graph.services.iter().find(|s| s.obj == obj) {
+        if let Some(s) = self.graph.service_by_obj(obj) {
             out.extend(self.graph.service_targets(s).iter().map(|w| w.obj));
         }
         out.dedup();
         out
     }
 
+    /// The Ingress view of an object (views are in object order, so this is a binary search).
+    pub fn ingress(&self, obj: ObjId) -> Option<&'a crate::k8s::Ingress> {
+        let ingresses = &self.graph.ingresses;
+        let i = ingresses.binary_search_by_key(&obj, |i| i.obj).ok()?;
+        ingresses.get(i)
+    }
+
+    /// The Route view of an object.
+    pub fn route(&self, obj: ObjId) -> Option<&'a crate::k8s::Route> {
+        let routes = &self.graph.routes;
+        let i = routes.binary_search_by_key(&obj, |r| r.obj).ok()?;
+        routes.get(i)
+    }
+
     /// Services (in the input) an Ingress or Route sends traffic to.
     pub fn backend_services(&self, obj: ObjId) -> Vec<ObjId> {
         let ns = &self.graph.objects[obj].namespace;
         let mut names: Vec<&str> = Vec::new();
-        if let Some(ing) = self.graph.ingresses.iter().find(|i| i.obj == obj) {
+        if let Some(ing) = self.ingress(obj) {
             for b in &ing.backends {
                 if let Some(n) = self.node(b.service_name).as_str() {
                     names.push(n);
                 }
             }
         }
-        if let Some(route) = self.graph.routes.iter().find(|r| r.obj == obj) {
+        if let Some(route) = self.route(obj) {
             if let Some(n) = route.to.and_then(|to| self.node(to).as_str()) {
                 names.push(n);
             }
@@ -1174,11 +1197,19 @@ fn bind_ingress(
     obj: ObjId,
 ) -> (Option<Binding>, Option<usize>) {
     let graph = reader.graph;
-    let class = graph
-        .ingresses
-        .iter()
-        .find(|i| i.obj == obj)
-        .and_then(|i| i.class.clone());
+    // The Ingress's class, else the IngressClass marked as the cluster default.
+    let class = reader
+        .ingress(obj)
+        .and_then(|i| i.class.clone())
+        .or_else(|| {
+            graph.ingress_classes.iter().find_map(|(class_obj, _)| {
+                let default = reader
+                    .annotation(*class_obj, "ingressclass.kubernetes.io/is-default-class")
+                    .and_then(|(_, v)| v.as_str())
+                    == Some("true");
+                default.then(|| graph.objects[*class_obj].name.clone())
+            })
+        });
     let ns = graph.objects[obj].namespace.as_str();
     let watches = |c: &Controller| c.watch_namespace.as_deref().is_none_or(|w| w == ns);
     if let Some(class) = class.as_deref() {
@@ -1197,7 +1228,8 @@ fn bind_ingress(
                 c.product == product
                     && watches(c)
                     && match (&c.controller_class, controller_name) {
-                        (Some(cc), Some(name)) => cc == name,
+                        // haproxytech takes the suffix of `haproxy.org/ingress-controller/<cc>`.
+                        (Some(cc), Some(name)) => name == cc || name.ends_with(&format!("/{cc}")),
                         _ => c.ingress_class.as_deref().is_none_or(|ic| ic == class),
                     }
             });
@@ -1302,15 +1334,18 @@ fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId)
     let wide = ctrl.map(|c| &c.settings);
     match product {
         Some(p @ Product::IngressNginx) => {
+            let prefix = ctrl
+                .and_then(Controller::custom_annotation_prefix)
+                .unwrap_or("nginx.ingress.kubernetes.io");
             route.read_timeout = Some(pick(
-                "nginx.ingress.kubernetes.io/proxy-read-timeout",
+                &format!("{prefix}/proxy-read-timeout"),
                 duration::nginx,
                 wide.and_then(|w| w.read_timeout.as_ref()),
                 INGRESS_NGINX_PROXY_TIMEOUT_MS,
                 p,
             ));
             route.send_timeout = Some(pick(
-                "nginx.ingress.kubernetes.io/proxy-send-timeout",
+                &format!("{prefix}/proxy-send-timeout"),
                 duration::nginx,
                 wide.and_then(|w| w.send_timeout.as_ref()),
                 INGRESS_NGINX_PROXY_TIMEOUT_MS,

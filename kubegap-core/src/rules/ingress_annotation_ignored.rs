@@ -91,18 +91,36 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             };
             // OpenShift copies Ingress annotations to the Routes it generates.
-            if owner == binding.product || owner == Product::OpenShift {
+            if owner == Product::OpenShift {
+                continue;
+            }
+            // ingress-nginx started with another `--annotations-prefix` ignores its default one.
+            let custom = route
+                .controller
+                .and_then(|i| model.controllers.get(i))
+                .and_then(|c| c.custom_annotation_prefix());
+            if owner == binding.product {
+                if let Some(prefix) = custom {
+                    sink.report(
+                        k.span(),
+                        format!(
+                            "`{key}` uses ingress-nginx's default prefix, but the controller serving {} reads `{prefix}/*` (`--annotations-prefix`): it is ignored",
+                            cx.describe(route.obj)
+                        ),
+                    )
+                    .help(format!("write it as `{prefix}/{}`", key.split_once('/').map_or(key, |(_, rest)| rest)));
+                }
                 continue;
             }
             let how = match &binding.via {
-                Via::IngressClass(obj) => format!("its class is {}", cx.describe(*obj)),
+                Via::IngressClass(obj) => format!("IngressClass `{}`", cx.obj(*obj).name),
                 Via::ControllerArgument(span) => {
                     format!(
                         "its class is the controller's `--ingress-class` ({})",
                         cx.cite(*span)
                     )
                 }
-                _ => "its class name".to_string(),
+                _ => "by its class name".to_string(),
             };
             let finding = sink.report(
                 k.span(),
