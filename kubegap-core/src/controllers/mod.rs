@@ -9,7 +9,13 @@
 //! "3600s (annotation `…/proxy-read-timeout`, ing.yaml:9)" or "240s (default of ingress-nginx
 //! v1.15.1)". Unknown stays unknown: no value is guessed without a stated source.
 //!
-//! Entry point: [`Model::build`] (or [`Model::of`] from a rule's context). Facts and their
+//! Entry point: [`Model::build`] (or [`Model::of`] from a rule's context). For each Ingress
+//! and OpenShift Route, [`Model::routes`] holds a [`RouteSettings`]: the product serving it
+//! ([`Binding`]), the controller in the input ([`Controller`]), the effective read, send,
+//! client and tunnel timeouts, the in-cluster proxy's upstream keep-alive, the reload deadline,
+//! the cloud [`LoadBalancer`] in front (idle timeout, GCP lifetime cap and fixed 600 s backend
+//! keep-alive), whether it is [`LongLived`], and the declared ping interval and session
+//! lifetime. [`Reader::backend_services`] gives the Services behind a route, for chains. Facts and their
 //! sources: `../shared/research/DOMAIN.md` §2.2, §2.4, §2.5. Reload reasoning over the values
 //! lives in [`crate::reload`], shared with the haproxy.cfg rules.
 
@@ -310,6 +316,11 @@ impl<T> Setting<T> {
 }
 
 impl Setting<u64> {
+    /// The value in seconds (for code that works in seconds, such as the chain hops).
+    pub fn secs(&self) -> f64 {
+        self.value as f64 / 1000.0
+    }
+
     /// "3600s (annotation `…`, ing.yaml:9)", "240s (default of ingress-nginx)" for messages.
     pub fn describe(&self, files: &SourceMap) -> String {
         format!(
@@ -388,6 +399,17 @@ impl Controller {
             .then_some(value)
     }
 
+    /// The class it serves: `--ingress-class` (`--ingress.class`), else the product's default
+    /// (`nginx` for both NGINX controllers, `haproxy` for both HAProxy ones).
+    pub fn class_name(&self) -> Option<&str> {
+        self.ingress_class.as_deref().or(match self.product {
+            Product::IngressNginx | Product::NginxInc => Some("nginx"),
+            Product::HaproxyTech | Product::HaproxyIngress => Some("haproxy"),
+            Product::AwsAlb => Some("alb"),
+            Product::OpenShift | Product::Gke => None,
+        })
+    }
+
     /// Whether a boolean flag is on (`--flag`, `--flag=true`).
     pub fn flag(&self, name: &str) -> Option<&Arg> {
         self.arg(name)
@@ -430,8 +452,9 @@ pub struct ControllerSettings {
 pub enum Via {
     /// An IngressClass in the input whose `spec.controller` names the product.
     IngressClass(ObjId),
-    /// A controller in the input whose `--ingress-class` is the route's class.
-    ControllerArgument(Span),
+    /// A controller in the input whose `--ingress-class` (span, when written) or product default
+    /// class (`nginx`, `haproxy`) is the route's class.
+    Controller(Option<Span>),
     /// A class name only one product uses (`alb`, `gce`).
     ClassName,
     /// An OpenShift Route.
@@ -1241,24 +1264,27 @@ fn bind_ingress(
                 controller,
             );
         }
-        // 2. A controller whose --ingress-class is this class.
-        if let Some(i) = controllers
-            .iter()
-            .position(|c| c.ingress_class.as_deref() == Some(class) && watches(c))
-        {
+        // 2. A controller whose --ingress-class (or its product's default class) is this one.
+        let serving = |c: &Controller| c.class_name() == Some(class) && watches(c);
+        let first = controllers.iter().position(serving);
+        // Two products claiming the same class (say, both NGINX controllers on `nginx`): unknown.
+        let ambiguous = first.is_some_and(|i| {
+            controllers
+                .iter()
+                .any(|c| serving(c) && c.product != controllers[i].product)
+        });
+        if let Some(i) = first.filter(|_| !ambiguous) {
             let span = controllers[i]
                 .arg("ingress-class")
                 .or_else(|| controllers[i].arg("ingress.class"))
                 .map(|a| a.span);
-            if let Some(span) = span {
-                return (
-                    Some(Binding {
-                        product: controllers[i].product,
-                        via: Via::ControllerArgument(span),
-                    }),
-                    Some(i),
-                );
-            }
+            return (
+                Some(Binding {
+                    product: controllers[i].product,
+                    via: Via::Controller(span),
+                }),
+                Some(i),
+            );
         }
         // 3. A class name only one product uses.
         if let Some(product) = Product::of_class_name(class) {

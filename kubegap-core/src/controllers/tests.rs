@@ -440,3 +440,79 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
     assert_eq!(nlb.idle_timeout.map(|s| s.value), Some(350_000));
     assert!(lb::for_service(&reader, g.services[2].obj).is_none());
 }
+
+#[test]
+fn binding_by_controller_default_class() {
+    let base = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: haproxy-ingress, namespace: ingress}
+spec:
+  template:
+    spec:
+      containers:
+        - {name: c, image: "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0", args: [--configmap=ingress/hi]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: hi, namespace: ingress}
+data: {timeout-stop: 30m}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: chat}
+spec:
+  ingressClassName: haproxy
+  defaultBackend: {service: {name: chat, port: {number: 80}}}
+"#;
+    let (_, _, _, m) = model(base);
+    let route = &m.routes[0];
+    assert_eq!(
+        route.binding,
+        Some(Binding {
+            product: Product::HaproxyIngress,
+            via: Via::Controller(None)
+        })
+    );
+    assert_eq!(
+        route.reload_deadline.as_ref().map(|s| s.value),
+        Some(1_800_000)
+    );
+    // A second HAProxy product on the same default class makes the class ambiguous.
+    let both = format!(
+        "{base}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: hk}}\nspec:\n  template:\n    spec:\n      containers: [{{name: c, image: haproxytech/kubernetes-ingress:1.11}}]\n"
+    );
+    let (_, _, _, m) = model(&both);
+    assert_eq!(m.routes[0].binding, None);
+}
+
+#[test]
+fn openshift_cluster_ingress_config_hard_stop() {
+    let (_, _, _, m) = model(
+        r#"
+apiVersion: config.openshift.io/v1
+kind: Ingress
+metadata:
+  name: cluster
+  annotations: {ingress.operator.openshift.io/hard-stop-after: 45m}
+spec: {domain: apps.example.com}
+---
+apiVersion: operator.openshift.io/v1
+kind: IngressController
+metadata: {name: default, namespace: openshift-ingress-operator}
+spec: {}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: chat}
+spec:
+  to: {kind: Service, name: chat}
+"#,
+    );
+    // The cluster config is not a route; its hard stop applies through the IngressController.
+    assert_eq!(m.routes.len(), 1);
+    assert_eq!(
+        m.routes[0].reload_deadline.as_ref().map(|s| s.value),
+        Some(2_700_000)
+    );
+}

@@ -114,12 +114,18 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
             let how = match &binding.via {
                 Via::IngressClass(obj) => format!("IngressClass `{}`", cx.obj(*obj).name),
-                Via::ControllerArgument(span) => {
-                    format!(
-                        "its class is the controller's `--ingress-class` ({})",
-                        cx.cite(*span)
-                    )
+                Via::Controller(Some(span)) => {
+                    format!("the controller's `--ingress-class`, {}", cx.cite(*span))
                 }
+                Via::Controller(None) => format!(
+                    "{} in the input, whose default class this is",
+                    cx.describe(
+                        route
+                            .controller
+                            .and_then(|i| model.controllers.get(i))
+                            .map_or(route.obj, |c| c.obj)
+                    )
+                ),
                 _ => "by its class name".to_string(),
             };
             let finding = sink.report(
