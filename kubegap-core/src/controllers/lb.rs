@@ -7,7 +7,7 @@
 //! - AWS on a Service of type LoadBalancer: CLB idle 60 s
 //!   (`service.beta.kubernetes.io/aws-load-balancer-connection-idle-timeout`), NLB 350 s.
 //! - GKE: BackendConfig `spec.timeoutSec` (default 30 s; for a WebSocket, its total lifetime),
-//!   backend keep-alive fixed at 600 s.
+//!   `connectionDraining.drainingTimeoutSec` (default 0), backend keep-alive fixed at 600 s.
 //! - Azure: `service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout`, minutes, default 4.
 
 use crate::k8s::ObjId;
@@ -57,7 +57,8 @@ pub struct LoadBalancer {
     pub lifetime_cap: Option<Setting<u64>>,
     /// Keep-alive of the LB's connections to the backends (GCP: 600 s, fixed).
     pub backend_keepalive: Option<Setting<u64>>,
-    /// Target deregistration delay (ALB target groups).
+    /// Target deregistration delay (ALB target groups; GKE BackendConfig
+    /// `connectionDraining.drainingTimeoutSec`, default 0).
     pub deregistration_delay: Option<Setting<u64>>,
     /// ALB target type (`instance` or `ip`).
     pub target_type: Option<Setting<String>>,
@@ -145,38 +146,45 @@ fn gke_service(reader: &Reader<'_>, service: ObjId) -> bool {
             .is_some_and(|v| v.replace(' ', "").contains("\"ingress\":true"))
 }
 
-/// The `timeoutSec` of the BackendConfig a Service's annotation names, else the default.
-fn gke_timeout(reader: &Reader<'_>, service: ObjId) -> Setting<u64> {
+/// The BackendConfig a Service's annotation names (`{"default": …}` or the first of
+/// `{"ports": {…}}`), when it is in the input.
+fn backend_config(reader: &Reader<'_>, service: ObjId) -> Option<(ObjId, String)> {
     let graph = reader.graph;
     let ns = &graph.objects[service].namespace;
-    let named = BACKEND_CONFIG_KEYS.iter().find_map(|key| {
+    let name = BACKEND_CONFIG_KEYS.iter().find_map(|key| {
         let (_, v) = reader.annotation(service, key)?;
         let json: serde_json::Value = serde_json::from_str(v.as_str()?).ok()?;
-        let name = json
-            .get("default")
-            .and_then(|d| d.as_str())
-            .or_else(|| {
-                json.get("ports")
-                    .and_then(|p| p.as_object())
-                    .and_then(|p| p.values().find_map(|v| v.as_str()))
-            })?
-            .to_string();
-        Some(name)
-    });
-    named
-        .and_then(|name| {
-            let bc = *graph.find("BackendConfig", ns, &name).first()?;
-            let v = reader.object(bc).path(&["spec", "timeoutSec"])?;
+        let name = json.get("default").and_then(|d| d.as_str()).or_else(|| {
+            json.get("ports")
+                .and_then(|p| p.as_object())
+                .and_then(|p| p.values().find_map(|v| v.as_str()))
+        })?;
+        Some(name.to_string())
+    })?;
+    let bc = *graph.find("BackendConfig", ns, &name).first()?;
+    Some((bc, name))
+}
+
+/// A seconds field of a Service's BackendConfig, else the default.
+fn backend_config_secs(
+    reader: &Reader<'_>,
+    service: ObjId,
+    path: &[&str],
+    default_ms: u64,
+) -> Setting<u64> {
+    backend_config(reader, service)
+        .and_then(|(bc, name)| {
+            let v = reader.object(bc).path(path)?;
             let value = v.as_i64().and_then(|n| u64::try_from(n).ok())?;
             Some(Setting::new(
                 value.saturating_mul(1000),
                 Source::Field {
-                    what: format!("BackendConfig `{name}` `spec.timeoutSec`"),
+                    what: format!("BackendConfig `{name}` `{}`", path.join(".")),
                     span: v.span(),
                 },
             ))
         })
-        .unwrap_or_else(|| default("GCP backend services", 30_000))
+        .unwrap_or_else(|| default("GCP backend services", default_ms))
 }
 
 /// The GCP load balancer of a GKE Ingress; the lifetime cap is the smallest `timeoutSec` of its
@@ -185,16 +193,29 @@ pub(super) fn gclb(reader: &Reader<'_>, obj: ObjId) -> LoadBalancer {
     let cap = reader
         .backend_services(obj)
         .into_iter()
-        .map(|s| gke_timeout(reader, s))
+        .map(|s| backend_config_secs(reader, s, &["spec", "timeoutSec"], 30_000))
         .min_by_key(|s| s.value)
         .unwrap_or_else(|| default("GCP backend services", 30_000));
+    let draining = reader
+        .backend_services(obj)
+        .into_iter()
+        .map(|s| {
+            backend_config_secs(
+                reader,
+                s,
+                &["spec", "connectionDraining", "drainingTimeoutSec"],
+                0,
+            )
+        })
+        .min_by_key(|s| s.value)
+        .unwrap_or_else(|| default("GCP backend services", 0));
     LoadBalancer {
         kind: LbKind::Gclb,
         obj,
         idle_timeout: None,
         lifetime_cap: Some(cap),
         backend_keepalive: Some(default("GCP load balancers (fixed)", 600_000)),
-        deregistration_delay: None,
+        deregistration_delay: Some(draining),
         target_type: None,
     }
 }

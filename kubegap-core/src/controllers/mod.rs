@@ -399,6 +399,26 @@ impl Controller {
             .then_some(value)
     }
 
+    /// The `--configmap` value when that ConfigMap is not in the input: its keys are unknown,
+    /// so defaults are assumed (and messages should say so).
+    pub fn missing_config_map(&self) -> Option<&str> {
+        if self.config_map.is_some() {
+            return None;
+        }
+        self.config_map_arg.as_ref()?.value.as_deref()
+    }
+
+    /// A note for messages whose value is a default while the controller's ConfigMap is not in
+    /// the input.
+    pub fn assumed_default_note(&self, source: &Source) -> Option<String> {
+        let name = self.missing_config_map()?;
+        source.is_default().then(|| {
+            format!(
+                "the controller's ConfigMap `{name}` is not in the input: its default is assumed"
+            )
+        })
+    }
+
     /// The class it serves: `--ingress-class` (`--ingress.class`), else the product's default
     /// (`nginx` for both NGINX controllers, `haproxy` for both HAProxy ones).
     pub fn class_name(&self) -> Option<&str> {
@@ -445,6 +465,9 @@ pub struct ControllerSettings {
     /// Client-side keep-alive idle (ingress-nginx `keep-alive`, HAProxy `timeout
     /// http-keep-alive`).
     pub client_keepalive_timeout: Option<Setting<u64>>,
+    /// OpenShift `spec.idleConnectionTerminationPolicy`: `Immediate` (default: idle frontend
+    /// connections are closed at reload) or `Deferred`.
+    pub idle_connection_termination: Option<Setting<String>>,
 }
 
 /// How a route was bound to a product.
@@ -1200,8 +1223,26 @@ fn ingress_controller_settings(reader: &Reader<'_>, obj: ObjId) -> ControllerSet
                     .flatten()
             })
         });
+    let idle_policy = node
+        .path(&["spec", "idleConnectionTerminationPolicy"])
+        .and_then(|v| {
+            Some(Setting::new(
+                v.as_str()?.trim().to_string(),
+                Source::Field {
+                    what: "`spec.idleConnectionTerminationPolicy`".to_string(),
+                    span: v.span(),
+                },
+            ))
+        })
+        .unwrap_or_else(|| {
+            Setting::new(
+                "Immediate".to_string(),
+                default_of(Product::OpenShift, None),
+            )
+        });
     ControllerSettings {
         reload_deadline: hard_stop,
+        idle_connection_termination: Some(idle_policy),
         read_timeout: Some(tuning("serverTimeout", OPENSHIFT_CLIENT_SERVER_MS)),
         client_timeout: Some(tuning("clientTimeout", OPENSHIFT_CLIENT_SERVER_MS)),
         tunnel_timeout: Some(tuning("tunnelTimeout", OPENSHIFT_TUNNEL_MS)),

@@ -277,6 +277,13 @@ spec:
         route.client_timeout.as_ref().map(|s| s.source.is_default()),
         Some(true)
     );
+    let policy = m.controllers[0]
+        .settings
+        .idle_connection_termination
+        .as_ref()
+        .unwrap();
+    assert_eq!(policy.value, "Immediate");
+    assert!(policy.source.is_default());
     let ll = route.long_lived.as_ref().unwrap();
     assert_eq!(ll.kind, LongLivedKind::WebSocket);
     assert!(!ll.declared);
@@ -370,7 +377,7 @@ spec:
 apiVersion: cloud.google.com/v1
 kind: BackendConfig
 metadata: {name: web}
-spec: {timeoutSec: 120}
+spec: {timeoutSec: 120, connectionDraining: {drainingTimeoutSec: 60}}
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -515,4 +522,26 @@ spec:
         m.routes[0].reload_deadline.as_ref().map(|s| s.value),
         Some(2_700_000)
     );
+}
+
+#[test]
+fn missing_config_map_is_noted() {
+    let (_, _, _, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: c, namespace: ingress-nginx}
+spec:
+  template:
+    spec:
+      containers:
+        - {name: c, image: "registry.k8s.io/ingress-nginx/controller:v1.15.1", args: [--configmap=ingress-nginx/elsewhere]}
+"#,
+    );
+    let c = &m.controllers[0];
+    assert_eq!(c.missing_config_map(), Some("ingress-nginx/elsewhere"));
+    let deadline = c.settings.reload_deadline.as_ref().unwrap();
+    assert!(c
+        .assumed_default_note(&deadline.source)
+        .is_some_and(|n| n.contains("`ingress-nginx/elsewhere` is not in the input")));
 }

@@ -109,6 +109,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if let Some(span) = deadline.source.key_span() {
             finding.label(span, "the hard stop");
         }
+        if let Some(note) = route
+            .controller
+            .and_then(|i| model.controllers.get(i))
+            .and_then(|c| c.assumed_default_note(&deadline.source))
+        {
+            finding.note(note);
+        }
         if let Some(tunnel) = &route.tunnel_timeout {
             if outlives(Some(tunnel.value), deadline.value) {
                 finding.note(format!(

@@ -134,6 +134,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if let Some(key) = deadline.source.key_span() {
             finding.label(key, "the hard stop");
         }
+        if let Some(note) = c.assumed_default_note(&deadline.source) {
+            finding.note(note);
+        }
         finding.help(help);
     }
 }

@@ -90,6 +90,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if let Some(span) = balance.source.key_span() {
                 finding.label(span, "the balance algorithm");
             }
+            if let Some(note) = c.assumed_default_note(&balance.source) {
+                finding.note(note);
+            }
         };
         match c.product {
             Product::HaproxyIngress => {
@@ -148,6 +151,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 );
                 if matches!(balance.source, Source::ConfigMapKey { .. }) {
                     f.label(cx.span(replicas_at), "replicas");
+                }
+                if let Some(note) = c.assumed_default_note(&balance.source) {
+                    f.note(note);
                 }
                 f.help(
                     "set `load-balance: random(2)` or `leastconn` in the controller's ConfigMap",

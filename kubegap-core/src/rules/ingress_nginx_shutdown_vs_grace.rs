@@ -122,6 +122,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if let Source::ConfigMapKey { key_span, .. } = &deadline.source {
                 finding.label(*key_span, "the shutdown timeout");
             }
+            if let Some(note) = c.assumed_default_note(&deadline.source) {
+                finding.note(note);
+            }
             finding.help(format!(
                 "set `terminationGracePeriodSeconds` to at least {}s, or lower `worker-shutdown-timeout` knowingly",
                 (deadline.value + GRACE_MARGIN_MS).div_ceil(1000)

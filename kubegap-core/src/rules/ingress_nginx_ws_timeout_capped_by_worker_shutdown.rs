@@ -1,6 +1,6 @@
 //! `ingress-nginx-ws-timeout-capped-by-worker-shutdown`: proxy timeouts above the reload deadline.
 
-use crate::controllers::{Model, Product, RouteKind, Setting, Source};
+use crate::controllers::{Controller, Model, Product, RouteKind, Setting, Source};
 use crate::reload::{format_ms, outlives};
 use crate::rule::prelude::*;
 
@@ -94,7 +94,7 @@ fn report(
     knob: &str,
     timeout: &Setting<u64>,
     deadline: &Setting<u64>,
-    controller_in_input: bool,
+    controller: Option<&Controller>,
 ) {
     let Some(span) = timeout.source.span() else {
         return;
@@ -112,8 +112,15 @@ fn report(
     if let Source::ConfigMapKey { key_span, .. } = &deadline.source {
         finding.label(*key_span, "the controller's shutdown deadline");
     }
-    if !controller_in_input {
-        finding.note("no ingress-nginx controller serving this class is in the input: its default applies unless its ConfigMap says otherwise");
+    match controller {
+        None => {
+            finding.note("no ingress-nginx controller serving this class is in the input: its default applies unless its ConfigMap says otherwise");
+        }
+        Some(c) => {
+            if let Some(note) = c.assumed_default_note(&deadline.source) {
+                finding.note(note);
+            }
+        }
     }
     finding.help(HELP);
 }
@@ -129,7 +136,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some(deadline) = &route.reload_deadline else {
             continue;
         };
-        let controller_in_input = route.controller.is_some();
+        let controller = route.controller.and_then(|i| model.controllers.get(i));
         for (knob, timeout) in [
             ("proxy-read-timeout", &route.read_timeout),
             ("proxy-send-timeout", &route.send_timeout),
@@ -138,7 +145,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if matches!(timeout.source, Source::Annotation { .. })
                 && outlives(Some(timeout.value), deadline.value)
             {
-                report(cx, sink, knob, timeout, deadline, controller_in_input);
+                report(cx, sink, knob, timeout, deadline, controller);
             }
         }
     }
@@ -158,7 +165,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if matches!(timeout.source, Source::ConfigMapKey { .. })
                 && outlives(Some(timeout.value), deadline.value)
             {
-                report(cx, sink, knob, timeout, deadline, true);
+                report(cx, sink, knob, timeout, deadline, Some(c));
             }
         }
     }
