@@ -57,27 +57,16 @@ fn first_keywords(text: &str, n: usize) -> Vec<&str> {
         .collect()
 }
 
-/// Whether the first keywords of a file are HAProxy section headers.
+/// Whether the first keyword of a file is an HAProxy section header (`global`, `defaults`,
+/// `frontend`, ..., and newer ones such as `log-forward` or `traces`). Conditional directives
+/// (`.if version_atleast(2.6)`, `.endif`) before it are skipped.
 pub fn looks_like_haproxy(text: &str) -> bool {
-    const SECTIONS: &[&str] = &[
-        "global",
-        "defaults",
-        "frontend",
-        "backend",
-        "listen",
-        "resolvers",
-        "peers",
-        "userlist",
-        "cache",
-        "program",
-        "http-errors",
-        "ring",
-        "mailers",
-        "crt-store",
-    ];
-    first_keywords(text, 1)
-        .first()
-        .is_some_and(|k| SECTIONS.contains(k))
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('.'))
+        .filter_map(|l| l.split_whitespace().next())
+        .next()
+        .is_some_and(|k| crate::haproxy::SectionKind::from_keyword(k).is_some())
 }
 
 /// Whether the content starts with nginx contexts or directives.
@@ -133,6 +122,20 @@ mod tests {
             Some(FileKind::Haproxy)
         );
         assert_eq!(detect(Path::new("setup.cfg"), Some(b"[metadata]\n")), None);
+        assert_eq!(
+            detect(
+                Path::new("traces.cfg"),
+                Some(b"# t\n.if version_atleast(3.1)\ntraces\n  trace h1 sink stderr\n.endif\n")
+            ),
+            Some(FileKind::Haproxy)
+        );
+        assert_eq!(
+            detect(
+                Path::new("lf.cfg"),
+                Some(b"log-forward syslog\n  bind :514\n")
+            ),
+            Some(FileKind::Haproxy)
+        );
         assert_eq!(detect(Path::new("nginx.conf"), None), Some(FileKind::Nginx));
         assert_eq!(
             detect(Path::new("etc/nginx/conf.d/app.conf"), Some(b"")),

@@ -1,16 +1,542 @@
-//! haproxy.cfg: parser with spans, effective settings (issue #3).
+//! haproxy.cfg: a parser that never fails, a model with spans, and effective settings (issue #3).
+//!
+//! - [`parse`] turns text into a [`HaproxyConfig`]: [`Section`]s of [`Line`]s of [`Word`]s,
+//!   every one with a [`Span`]. Conditional blocks (`.if/.elif/.else/.endif`) are kept: each
+//!   line records the innermost branch it sits in ([`CondBranch`]), and [`View`] decides which
+//!   branches are live for a given HAProxy version.
+//! - [`View`] answers "what is the effective value of X for this proxy": the proxy itself, else
+//!   the defaults section it inherits from (named with `from`, else the last one before it),
+//!   else HAProxy's built-in default, together with its [`Origin`].
+//! - [`logic`] holds the pure reasoning (long-lived thresholds, retry stalls, WebSocket ACLs,
+//!   ordering of server lists) over plain values, so controller rules can reuse it;
+//!   [`duration`] parses and formats HAProxy times (`30m`, `3.6s`).
+//!
+//! ```
+//! use kubegap_core::haproxy::{self, Origin};
+//! use kubegap_core::FileId;
+//!
+//! let text = "defaults base\n  timeout client 50s\nbackend app from base\n  server a 10.0.0.1:8080\n";
+//! let (config, errors) = haproxy::parse(FileId(0), text);
+//! assert!(errors.is_empty());
+//! let view = config.view(None); // or Some(&version) to evaluate `.if version_atleast(...)`
+//! let (app, _) = view.backends().next().unwrap();
+//! let client = view.timeout(app, "client");
+//! assert_eq!(client.value.as_ref().and_then(|d| d.ms()), Some(50_000));
+//! assert!(matches!(client.origin(), Origin::Line(_))); // line 2, in `defaults base`
+//! assert_eq!(view.timeout(app, "tunnel").origin(), Origin::BuiltIn);
+//! let server = &view.servers(app)[0];
+//! let address = server.address.as_ref().unwrap();
+//! assert_eq!((address.host.as_str(), address.port.as_deref()), ("10.0.0.1", Some("8080")));
+//! ```
+
+pub mod duration;
+pub mod lexer;
+pub mod logic;
+mod view;
+
+#[cfg(test)]
+mod tests;
+
+pub use duration::{format_ms, format_timeout, parse_time, Duration, DurationValue, TimeUnit};
+pub use lexer::Word;
+pub use view::{cite, Address, Effective, LongLived, Origin, Route, Server, View};
 
 use crate::finding::ParseError;
-use crate::source::FileId;
+use crate::source::{FileId, Span};
 
-/// A parsed haproxy.cfg.
-#[derive(Debug, Default)]
-pub struct HaproxyConfig {
-    /// The file it was read from.
-    pub file: Option<FileId>,
+/// HAProxy sections. Keywords HAProxy knows as section headers but kubegap does not model are
+/// [`SectionKind::Other`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SectionKind {
+    /// `global`.
+    Global,
+    /// `defaults [NAME] [from NAME]`.
+    Defaults,
+    /// `frontend NAME`.
+    Frontend,
+    /// `backend NAME`.
+    Backend,
+    /// `listen NAME`: a frontend and a backend in one.
+    Listen,
+    /// `resolvers NAME`.
+    Resolvers,
+    /// `peers NAME`.
+    Peers,
+    /// `userlist NAME`.
+    Userlist,
+    /// `cache NAME`.
+    Cache,
+    /// `program NAME`.
+    Program,
+    /// `http-errors NAME`.
+    HttpErrors,
+    /// `ring NAME`.
+    Ring,
+    /// `mailers NAME`.
+    Mailers,
+    /// `crt-store [NAME]`.
+    CrtStore,
+    /// Another section HAProxy knows (`log-forward`, `fcgi-app`, `traces`, `acme`, ...).
+    Other,
 }
 
-/// Parses an haproxy.cfg. Never fails: problems are returned as [`ParseError`]s.
-pub fn parse(file: FileId, _text: &str) -> (HaproxyConfig, Vec<ParseError>) {
-    (HaproxyConfig { file: Some(file) }, Vec::new())
+impl SectionKind {
+    /// The section kind a header keyword opens, if it is one.
+    pub fn from_keyword(keyword: &str) -> Option<SectionKind> {
+        Some(match keyword {
+            "global" => SectionKind::Global,
+            "defaults" => SectionKind::Defaults,
+            "frontend" => SectionKind::Frontend,
+            "backend" => SectionKind::Backend,
+            "listen" => SectionKind::Listen,
+            "resolvers" => SectionKind::Resolvers,
+            "peers" => SectionKind::Peers,
+            "userlist" => SectionKind::Userlist,
+            "cache" => SectionKind::Cache,
+            "program" => SectionKind::Program,
+            "http-errors" => SectionKind::HttpErrors,
+            "ring" => SectionKind::Ring,
+            "mailers" => SectionKind::Mailers,
+            "crt-store" => SectionKind::CrtStore,
+            "log-forward" | "fcgi-app" | "traces" | "acme" | "log-profile" | "namespace_list"
+            | "dynamic-update" | "thread-group" => SectionKind::Other,
+            _ => return None,
+        })
+    }
+
+    /// Whether the section is a proxy (`frontend`, `backend`, `listen`).
+    pub fn is_proxy(self) -> bool {
+        matches!(
+            self,
+            SectionKind::Frontend | SectionKind::Backend | SectionKind::Listen
+        )
+    }
+
+    /// Whether the section accepts client connections (`frontend`, `listen`).
+    pub fn has_frontend(self) -> bool {
+        matches!(self, SectionKind::Frontend | SectionKind::Listen)
+    }
+
+    /// Whether the section has servers (`backend`, `listen`).
+    pub fn has_backend(self) -> bool {
+        matches!(self, SectionKind::Backend | SectionKind::Listen)
+    }
+}
+
+/// One configuration line: keyword and arguments, each with its span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// The words; `words[0]` is the keyword. Never empty.
+    pub words: Vec<Word>,
+    /// From the first to the last word (comments excluded).
+    pub span: Span,
+    /// The innermost conditional branch the line sits in (index into
+    /// [`HaproxyConfig::branches`]).
+    pub cond: Option<usize>,
+}
+
+impl Line {
+    /// The keyword (first word).
+    pub fn keyword(&self) -> &str {
+        self.words.first().map_or("", |w| w.text.as_str())
+    }
+
+    /// The `i`-th word (0 is the keyword).
+    pub fn word(&self, i: usize) -> Option<&Word> {
+        self.words.get(i)
+    }
+
+    /// The text of the `i`-th word, `""` when absent.
+    pub fn text(&self, i: usize) -> &str {
+        self.words.get(i).map_or("", |w| w.text.as_str())
+    }
+
+    /// Whether the line starts with these words (e.g. `["timeout", "client"]`).
+    pub fn starts_with(&self, words: &[&str]) -> bool {
+        words.len() <= self.words.len()
+            && words
+                .iter()
+                .zip(&self.words)
+                .all(|(want, have)| have.text == *want)
+    }
+
+    /// The span of words `from..` (to the end of the line); the line span when out of range.
+    pub fn span_from(&self, from: usize) -> Span {
+        match (self.words.get(from), self.words.last()) {
+            (Some(first), Some(last)) => first.span.to(last.span),
+            _ => self.span,
+        }
+    }
+}
+
+/// A `.if`, `.elif` or `.else` branch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CondBranch {
+    /// The directive line.
+    pub line: Line,
+    /// The condition text (`version_atleast(2.6)`); empty for `.else`.
+    pub expr: String,
+    /// The branch just before this one in the same `.if` block: its condition, and those of
+    /// the branches before it, must be false for this one to be taken.
+    pub previous: Option<usize>,
+    /// The branch enclosing the block.
+    pub parent: Option<usize>,
+}
+
+/// A section: header, name, inheritance and lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// What kind of section.
+    pub kind: SectionKind,
+    /// The header line (`backend app from base`).
+    pub header: Line,
+    /// The name, if given.
+    pub name: Option<Word>,
+    /// The `from NAME` word, if given.
+    pub from: Option<Word>,
+    /// For proxies and defaults: the index of the defaults section settings come from (the
+    /// `from` one, else, for proxies, the last defaults section before this one).
+    pub inherits: Option<usize>,
+    /// The lines of the section, header excluded, in file order.
+    pub lines: Vec<Line>,
+}
+
+impl Section {
+    /// The name, `""` when absent.
+    pub fn name(&self) -> &str {
+        self.name.as_ref().map_or("", |w| w.text.as_str())
+    }
+
+    /// The span of the header keyword and name: the primary span for findings about the
+    /// section as a whole.
+    pub fn header_span(&self) -> Span {
+        match &self.name {
+            Some(name) => self.header.words[0].span.to(name.span),
+            None => self.header.words[0].span,
+        }
+    }
+
+    /// A short description: `backend \`app\``.
+    pub fn describe(&self) -> String {
+        let keyword = self.header.keyword();
+        match &self.name {
+            Some(name) => format!("{keyword} `{}`", name.text),
+            None => keyword.to_string(),
+        }
+    }
+}
+
+/// A parsed haproxy.cfg.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HaproxyConfig {
+    /// The file it was read from.
+    pub file: FileId,
+    /// Sections in file order.
+    pub sections: Vec<Section>,
+    /// Conditional branches in file order.
+    pub branches: Vec<CondBranch>,
+    /// Other directives (`.diag`, `.notice`, `.warning`, `.alert`), kept for completeness.
+    pub directives: Vec<Line>,
+}
+
+impl HaproxyConfig {
+    /// Sections of one kind, with their indexes.
+    pub fn sections_of(&self, kind: SectionKind) -> impl Iterator<Item = (usize, &Section)> {
+        self.sections
+            .iter()
+            .enumerate()
+            .filter(move |(_, s)| s.kind == kind)
+    }
+
+    /// Proxies (`frontend`, `backend`, `listen`), with their indexes.
+    pub fn proxies(&self) -> impl Iterator<Item = (usize, &Section)> {
+        self.sections
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind.is_proxy())
+    }
+
+    /// The first `global` section.
+    pub fn global(&self) -> Option<&Section> {
+        self.sections.iter().find(|s| s.kind == SectionKind::Global)
+    }
+
+    /// The span to report whole-file findings at: the `global` header, else the first
+    /// section header, else the start of the file.
+    pub fn global_span(&self) -> Span {
+        self.global()
+            .or(self.sections.first())
+            .map_or(Span::new(self.file, 0, 0), |s| s.header_span())
+    }
+
+    /// A view of effective settings for a HAProxy version (`None`: unknown).
+    pub fn view<'a>(&'a self, version: Option<&'a crate::config::Version>) -> View<'a> {
+        View::new(self, version)
+    }
+}
+
+/// HAProxy's `MAX_LINE_ARGS`: a line with more words is rejected ("too many words").
+pub const MAX_LINE_ARGS: usize = 64;
+
+/// Keywords whose first argument is a time value, checked at parse time in these sections.
+fn time_argument(section: SectionKind, line: &Line) -> Option<(usize, bool)> {
+    match (section, line.keyword()) {
+        (SectionKind::Global, "hard-stop-after" | "grace") => Some((1, false)),
+        (SectionKind::Global, "close-spread-time") => Some((1, true)),
+        (
+            SectionKind::Defaults
+            | SectionKind::Frontend
+            | SectionKind::Backend
+            | SectionKind::Listen,
+            "timeout",
+        ) => Some((2, false)),
+        _ => None,
+    }
+}
+
+/// Parses an haproxy.cfg. Never fails: problems are returned as [`ParseError`]s, and every
+/// other line is still read.
+pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
+    let mut config = HaproxyConfig {
+        file,
+        sections: Vec::new(),
+        branches: Vec::new(),
+        directives: Vec::new(),
+    };
+    let mut errors = Vec::new();
+    // Open `.if` blocks: (the `.if` branch, the block's latest branch, the enclosing branch).
+    let mut blocks: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    let mut offset = 0usize;
+    // Lines seen outside any section (only possible before the first section header).
+    let mut orphans = 0usize;
+    for raw in text.split_inclusive('\n') {
+        let line_start = offset;
+        offset += raw.len();
+        let mut body = raw.strip_suffix('\n').unwrap_or(raw);
+        body = body.strip_suffix('\r').unwrap_or(body);
+        let mut start = line_start;
+        if line_start == 0 {
+            if let Some(rest) = body.strip_prefix('\u{feff}') {
+                body = rest;
+                start += '\u{feff}'.len_utf8();
+            }
+        }
+        let (words, lex_error) = lexer::split_words(file, body, start);
+        if let Some(e) = lex_error {
+            errors.push(ParseError::new(e.span, e.message));
+        }
+        let (Some(first), Some(last)) = (words.first(), words.last()) else {
+            continue;
+        };
+        let span = first.span.to(last.span);
+        if let Some(extra) = words.get(MAX_LINE_ARGS) {
+            errors.push(ParseError::new(
+                extra.span,
+                format!(
+                    "too many words on one line ({}): HAProxy reads at most {MAX_LINE_ARGS} and rejects the configuration; split long ACL value lists over several `acl` lines with the same name",
+                    words.len()
+                ),
+            ));
+        }
+        let current = blocks.last().map(|(_, latest, _)| *latest);
+        let line = Line {
+            words,
+            span,
+            cond: current,
+        };
+        // Conditional directives are never quoted.
+        if !line.words[0].quoted && line.keyword().starts_with('.') {
+            match line.keyword() {
+                ".if" => {
+                    let idx = config.branches.len();
+                    config.branches.push(CondBranch {
+                        expr: condition_text(&line),
+                        previous: None,
+                        parent: current,
+                        line,
+                    });
+                    blocks.push((idx, idx, current));
+                }
+                ".elif" | ".else" => {
+                    let is_else = line.keyword() == ".else";
+                    if let Some((_, latest, parent)) = blocks.last_mut() {
+                        let idx = config.branches.len();
+                        config.branches.push(CondBranch {
+                            expr: if is_else {
+                                String::new()
+                            } else {
+                                condition_text(&line)
+                            },
+                            previous: Some(*latest),
+                            parent: *parent,
+                            line,
+                        });
+                        *latest = idx;
+                    } else {
+                        errors.push(ParseError::new(
+                            line.words[0].span,
+                            format!("`{}` without a matching `.if`", line.keyword()),
+                        ));
+                    }
+                }
+                ".endif" => {
+                    if blocks.pop().is_none() {
+                        errors.push(ParseError::new(
+                            line.words[0].span,
+                            "`.endif` without a matching `.if`",
+                        ));
+                    }
+                }
+                _ => config.directives.push(line),
+            }
+            continue;
+        }
+        if let Some(kind) = SectionKind::from_keyword(line.keyword()) {
+            if !line.words[0].quoted {
+                let section = open_section(&config, kind, line, &mut errors);
+                config.sections.push(section);
+                continue;
+            }
+        }
+        let Some(section) = config.sections.last_mut() else {
+            // One error per run of lines before the first section, not one per line: a file
+            // that is not an haproxy.cfg at all would otherwise drown in errors.
+            if orphans == 0 {
+                errors.push(ParseError::new(
+                    line.span,
+                    format!(
+                        "`{}` is outside any section; HAProxy expects a section header such as `global` or `defaults` first",
+                        line.keyword()
+                    ),
+                ));
+            }
+            orphans += 1;
+            continue;
+        };
+        if let Some((index, allow_infinite)) = time_argument(section.kind, &line) {
+            if let Some(word) = line.word(index) {
+                if let Err(e) = parse_time(&word.text, allow_infinite) {
+                    errors.push(ParseError::new(
+                        word.span,
+                        format!(
+                            "invalid time `{}` for `{}`: {}",
+                            word.text,
+                            line.span_text_keywords(index),
+                            e.describe()
+                        ),
+                    ));
+                }
+            } else if line.words.len() <= index {
+                // `timeout client` or `hard-stop-after` without its value; HAProxy rejects it.
+                errors.push(ParseError::new(
+                    line.span,
+                    if line.words.len() < index {
+                        format!("`{}` needs a name and a time value", line.keyword())
+                    } else {
+                        format!("`{}` needs a time value", line.span_text_keywords(index))
+                    },
+                ));
+            }
+        }
+        section.lines.push(line);
+    }
+    if orphans > 1 {
+        if let Some(e) = errors
+            .iter_mut()
+            .find(|e| e.message.contains("is outside any section"))
+        {
+            e.message
+                .push_str(&format!(" ({} lines outside any section)", orphans));
+        }
+    }
+    for (first, _, _) in blocks.iter().rev() {
+        if let Some(branch) = config.branches.get(*first) {
+            errors.push(ParseError::new(
+                branch.line.words[0].span,
+                "`.if` block is not closed by `.endif`",
+            ));
+        }
+    }
+    (config, errors)
+}
+
+impl Line {
+    /// The first `n` words joined by spaces (`timeout client`), for messages.
+    pub fn span_text_keywords(&self, n: usize) -> String {
+        self.words
+            .iter()
+            .take(n)
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn condition_text(line: &Line) -> String {
+    line.words
+        .iter()
+        .skip(1)
+        .map(|w| w.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Builds a section from its header line, resolving `from` and the implicit defaults.
+fn open_section(
+    config: &HaproxyConfig,
+    kind: SectionKind,
+    header: Line,
+    errors: &mut Vec<ParseError>,
+) -> Section {
+    let mut name = None;
+    let mut from = None;
+    let mut i = 1;
+    if let Some(w) = header.word(1) {
+        if w.text != "from" || header.words.len() == 2 {
+            name = Some(w.clone());
+            i = 2;
+        }
+    }
+    let inheriting = kind.is_proxy() || kind == SectionKind::Defaults;
+    if inheriting && header.text(i) == "from" {
+        from = header.word(i + 1).cloned();
+        if from.is_none() {
+            errors.push(ParseError::new(
+                header.words[i].span,
+                "`from` needs the name of a defaults section",
+            ));
+        }
+    }
+    let mut inherits = None;
+    if inheriting {
+        if let Some(from) = &from {
+            let found = config
+                .sections
+                .iter()
+                .rposition(|s| s.kind == SectionKind::Defaults && s.name() == from.text);
+            if found.is_none() && !from.symbolic {
+                errors.push(ParseError::new(
+                    from.span,
+                    format!(
+                        "defaults section `{}` is not declared before this section",
+                        from.text
+                    ),
+                ));
+            }
+            inherits = found;
+        } else if kind.is_proxy() {
+            inherits = config
+                .sections
+                .iter()
+                .rposition(|s| s.kind == SectionKind::Defaults);
+        }
+    }
+    Section {
+        kind,
+        header,
+        name,
+        from,
+        inherits,
+        lines: Vec::new(),
+    }
 }

@@ -5,6 +5,18 @@ use crate::rule::Rule;
 mod controller_hard_stop_cuts_long_lived;
 mod controller_hard_stop_without_close_spread;
 mod controller_static_order_roundrobin;
+mod haproxy_hard_stop_cuts_long_lived;
+mod haproxy_hard_stop_without_close_spread;
+mod haproxy_idle_close_on_reload;
+mod haproxy_long_lived_without_shutdown_sessions;
+mod haproxy_missing_timeouts;
+mod haproxy_no_old_process_deadline;
+mod haproxy_reload_not_seamless;
+mod haproxy_retries_without_redispatch;
+mod haproxy_static_order_roundrobin;
+mod haproxy_timeout_without_unit;
+mod haproxy_tunnel_without_client_fin;
+mod haproxy_websocket_without_tunnel_timeout;
 mod ingress_annotation_ignored;
 mod ingress_nginx_shutdown_vs_grace;
 mod ingress_nginx_ws_timeout_capped_by_worker_shutdown;
@@ -26,6 +38,18 @@ pub static RULES: &[&Rule] = &[
     &controller_hard_stop_cuts_long_lived::CONTROLLER_HARD_STOP_CUTS_LONG_LIVED,
     &controller_hard_stop_without_close_spread::CONTROLLER_HARD_STOP_WITHOUT_CLOSE_SPREAD,
     &controller_static_order_roundrobin::CONTROLLER_STATIC_ORDER_ROUNDROBIN,
+    &haproxy_hard_stop_cuts_long_lived::HAPROXY_HARD_STOP_CUTS_LONG_LIVED,
+    &haproxy_hard_stop_without_close_spread::HAPROXY_HARD_STOP_WITHOUT_CLOSE_SPREAD,
+    &haproxy_idle_close_on_reload::HAPROXY_IDLE_CLOSE_ON_RELOAD,
+    &haproxy_long_lived_without_shutdown_sessions::HAPROXY_LONG_LIVED_WITHOUT_SHUTDOWN_SESSIONS,
+    &haproxy_missing_timeouts::HAPROXY_MISSING_TIMEOUTS,
+    &haproxy_no_old_process_deadline::HAPROXY_NO_OLD_PROCESS_DEADLINE,
+    &haproxy_reload_not_seamless::HAPROXY_RELOAD_NOT_SEAMLESS,
+    &haproxy_retries_without_redispatch::HAPROXY_RETRIES_WITHOUT_REDISPATCH,
+    &haproxy_static_order_roundrobin::HAPROXY_STATIC_ORDER_ROUNDROBIN,
+    &haproxy_timeout_without_unit::HAPROXY_TIMEOUT_WITHOUT_UNIT,
+    &haproxy_tunnel_without_client_fin::HAPROXY_TUNNEL_WITHOUT_CLIENT_FIN,
+    &haproxy_websocket_without_tunnel_timeout::HAPROXY_WEBSOCKET_WITHOUT_TUNNEL_TIMEOUT,
     &ingress_annotation_ignored::INGRESS_ANNOTATION_IGNORED,
     &ingress_nginx_shutdown_vs_grace::INGRESS_NGINX_SHUTDOWN_VS_GRACE,
     &ingress_nginx_ws_timeout_capped_by_worker_shutdown::INGRESS_NGINX_WS_TIMEOUT_CAPPED_BY_WORKER_SHUTDOWN,

@@ -45,7 +45,7 @@ pub enum ScalarStyle {
 #[derive(Clone, Debug)]
 pub enum NodeKind {
     /// A scalar with its value after escape processing and its style.
-    Scalar(String, ScalarStyle),
+    Scalar(Box<str>, ScalarStyle),
     /// A sequence.
     Seq(Vec<NodeId>),
     /// A mapping, keys in source order (duplicates kept).
@@ -63,8 +63,6 @@ pub struct Node {
     pub start: u32,
     /// End byte offset.
     pub end: u32,
-    /// The tag, if one was written (e.g. `!!str`).
-    pub tag: Option<String>,
 }
 
 /// One YAML document of a stream.
@@ -86,9 +84,19 @@ pub struct Document {
     pub origin: Option<(String, Span)>,
     /// Duplicate mapping keys: (first, duplicate) key nodes.
     pub duplicates: Vec<(NodeId, NodeId)>,
+    /// Tags written on nodes (e.g. `!!str`), rare in manifests, so kept aside.
+    pub tags: Vec<(NodeId, String)>,
 }
 
 impl Document {
+    /// The tag written on a node, if any.
+    pub fn tag(&self, id: NodeId) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| *n == id)
+            .map(|(_, t)| t.as_str())
+    }
+
     /// The root as a [`NodeRef`].
     pub fn root(&self) -> Option<NodeRef<'_>> {
         self.root.map(|id| NodeRef { doc: self, id })
@@ -149,7 +157,7 @@ impl<'a> NodeRef<'a> {
     /// The scalar value (any style), after resolving aliases.
     pub fn as_str(&self) -> Option<&'a str> {
         match &self.resolve().raw().kind {
-            NodeKind::Scalar(s, _) => Some(s.as_str()),
+            NodeKind::Scalar(s, _) => Some(&**s),
             _ => None,
         }
     }
@@ -357,6 +365,7 @@ struct Builder {
     start: u32,
     origin: Option<(String, Span)>,
     duplicates: Vec<(NodeId, NodeId)>,
+    tags: Vec<(NodeId, String)>,
 }
 
 impl Builder {
@@ -371,6 +380,7 @@ impl Builder {
             start,
             origin: None,
             duplicates: Vec::new(),
+            tags: Vec::new(),
         }
     }
 
@@ -383,12 +393,10 @@ impl Builder {
         tag: Option<String>,
     ) -> NodeId {
         let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
-        self.nodes.push(Node {
-            kind,
-            start,
-            end,
-            tag,
-        });
+        self.nodes.push(Node { kind, start, end });
+        if let Some(tag) = tag {
+            self.tags.push((id, tag));
+        }
         if anchor != 0 {
             self.anchors.insert(anchor, id);
         }
@@ -456,13 +464,13 @@ impl Builder {
                 let mut dups = Vec::new();
                 for (k, _) in entries {
                     if let NodeKind::Scalar(s, style) = &self.nodes[*k as usize].kind {
-                        if *style == ScalarStyle::Plain && s == "<<" {
+                        if *style == ScalarStyle::Plain && &**s == "<<" {
                             continue;
                         }
-                        if let Some(first) = seen.get(s.as_str()) {
+                        if let Some(first) = seen.get(&**s) {
                             dups.push((*first, *k));
                         } else {
-                            seen.insert(s.as_str(), *k);
+                            seen.insert(&**s, *k);
                         }
                     }
                 }
@@ -481,6 +489,7 @@ impl Builder {
             end,
             origin: self.origin,
             duplicates: self.duplicates,
+            tags: self.tags,
         }
     }
 }
@@ -609,6 +618,7 @@ impl Document {
             end: 0,
             origin: None,
             duplicates: Vec::new(),
+            tags: Vec::new(),
         }
     }
 
@@ -689,7 +699,10 @@ pub fn parse(file: FileId, text: &str) -> (Vec<Document>, Vec<ParseError>) {
                         if let Some(b) = current.as_mut() {
                             let tag = tag.map(|t| t.original());
                             b.push(
-                                NodeKind::Scalar(value.into_owned(), scalar_style(style)),
+                                NodeKind::Scalar(
+                                    value.into_owned().into_boxed_str(),
+                                    scalar_style(style),
+                                ),
                                 start,
                                 end,
                                 anchor,

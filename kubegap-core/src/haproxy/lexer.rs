@@ -1,0 +1,256 @@
+//! Splitting one haproxy.cfg line into words, as HAProxy's `parse_line()` does.
+//!
+//! Words are separated by spaces and tabs. `"…"` quotes weakly (backslash escapes and
+//! variables still apply), `'…'` quotes strongly (nothing is interpreted), `\` escapes the next
+//! character outside single quotes, and an unquoted, unescaped `#` starts a comment. Quoted and
+//! unquoted parts glue together into one word (`"fd@${px}"x`). Environment variables (`$VAR`,
+//! `${VAR}`, `${VAR-default}`) are not expanded: the word keeps them as written and is marked
+//! symbolic.
+
+use crate::source::{FileId, Span};
+
+/// One word of a line: the text HAProxy reads (quotes and escapes removed) and its raw span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Word {
+    /// The text after quote removal and escape processing; variables kept as written.
+    pub text: String,
+    /// The raw bytes in the file, quotes included.
+    pub span: Span,
+    /// Whether any part of the word was quoted.
+    pub quoted: bool,
+    /// Whether the word contains an environment variable (`$VAR`, `${VAR}`).
+    pub symbolic: bool,
+    /// Whether `text` is byte-for-byte the raw source (no quotes, no escapes), so that
+    /// sub-spans can be computed by offset.
+    pub verbatim: bool,
+}
+
+impl Word {
+    /// A sub-span of the word's text, exact when the word is verbatim, else the whole word.
+    pub fn sub_span(&self, start: usize, end: usize) -> Span {
+        if self.verbatim && start <= end && end <= self.text.len() {
+            Span {
+                file: self.span.file,
+                start: self
+                    .span
+                    .start
+                    .saturating_add(u32::try_from(start).unwrap_or(u32::MAX)),
+                end: self
+                    .span
+                    .start
+                    .saturating_add(u32::try_from(end).unwrap_or(u32::MAX)),
+            }
+        } else {
+            self.span
+        }
+    }
+}
+
+/// A lexing problem on a line (the line's words are still returned).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexError {
+    /// Where.
+    pub span: Span,
+    /// What, lowercase.
+    pub message: String,
+}
+
+/// Splits `line` (without its newline), which starts at byte `offset` of the file.
+pub fn split_words(file: FileId, line: &str, offset: usize) -> (Vec<Word>, Option<LexError>) {
+    let mut words = Vec::new();
+    let mut error = None;
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b' ' || b == b'\t' || b == b'\r' || b == b'\n' || b == 0x0b || b == 0x0c {
+            i += 1;
+            continue;
+        }
+        if b == b'#' {
+            break;
+        }
+        // A word starts here.
+        let start = i;
+        let mut text: Vec<u8> = Vec::new();
+        let mut quoted = false;
+        let mut symbolic = false;
+        let mut verbatim = true;
+        let mut dquote: Option<usize> = None;
+        let mut squote: Option<usize> = None;
+        let mut comment = false;
+        while i < bytes.len() {
+            let c = bytes[i];
+            if let Some(_open) = squote {
+                if c == b'\'' {
+                    squote = None;
+                } else {
+                    text.push(c);
+                }
+                i += 1;
+                continue;
+            }
+            match c {
+                b'\'' if dquote.is_none() => {
+                    squote = Some(i);
+                    quoted = true;
+                    verbatim = false;
+                    i += 1;
+                }
+                b'"' => {
+                    dquote = if dquote.is_some() { None } else { Some(i) };
+                    quoted = true;
+                    verbatim = false;
+                    i += 1;
+                }
+                b'\\' => {
+                    verbatim = false;
+                    match bytes.get(i + 1) {
+                        None => {
+                            // A trailing backslash: kept as a literal backslash.
+                            text.push(b'\\');
+                            i += 1;
+                        }
+                        Some(&next) => {
+                            match next {
+                                b' ' | b'#' | b'\\' | b'\'' | b'"' | b'$' => text.push(next),
+                                b't' => text.push(b'\t'),
+                                b'r' => text.push(b'\r'),
+                                b'n' => text.push(b'\n'),
+                                b'x' => {
+                                    let hex = line
+                                        .get(i + 2..i + 4)
+                                        .and_then(|h| u8::from_str_radix(h, 16).ok());
+                                    if let Some(v) = hex {
+                                        text.push(v);
+                                        i += 4;
+                                        continue;
+                                    }
+                                    text.extend_from_slice(b"\\x");
+                                }
+                                _ => {
+                                    // Unknown escapes keep the backslash, as HAProxy does.
+                                    text.push(b'\\');
+                                    text.push(next);
+                                }
+                            }
+                            i += 2;
+                        }
+                    }
+                }
+                b'$' => {
+                    symbolic = true;
+                    text.push(c);
+                    i += 1;
+                }
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c if dquote.is_none() => break,
+                b'#' if dquote.is_none() => {
+                    comment = true;
+                    break;
+                }
+                _ => {
+                    text.push(c);
+                    i += 1;
+                }
+            }
+        }
+        let open = squote.or(dquote);
+        if let Some(open) = open {
+            if error.is_none() {
+                error = Some(LexError {
+                    span: Span::new(file, offset + open, offset + open + 1),
+                    message: format!(
+                        "unterminated {} quote",
+                        if squote.is_some() { "single" } else { "double" }
+                    ),
+                });
+            }
+        }
+        words.push(Word {
+            text: String::from_utf8_lossy(&text).into_owned(),
+            span: Span::new(file, offset + start, offset + i),
+            quoted,
+            symbolic,
+            verbatim,
+        });
+        if comment || open.is_some() {
+            break;
+        }
+    }
+    (words, error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(line: &str) -> Vec<String> {
+        split_words(FileId(0), line, 0)
+            .0
+            .into_iter()
+            .map(|w| w.text)
+            .collect()
+    }
+
+    #[test]
+    fn words_and_comments() {
+        assert_eq!(
+            texts("  timeout client 30s # idle"),
+            ["timeout", "client", "30s"]
+        );
+        assert_eq!(texts("bind :80#x"), ["bind", ":80"]);
+        assert_eq!(texts("# only a comment"), Vec::<String>::new());
+        assert_eq!(texts("\tmode\thttp\r"), ["mode", "http"]);
+    }
+
+    #[test]
+    fn quoting_and_escapes() {
+        assert_eq!(
+            texts(r#"http-request set-header X "a b" 'c $d' e\ f \#g"#),
+            [
+                "http-request",
+                "set-header",
+                "X",
+                "a b",
+                "c $d",
+                "e f",
+                "#g"
+            ]
+        );
+        assert_eq!(texts(r#"bind "fd@${px}""#), ["bind", "fd@${px}"]);
+        assert_eq!(texts(r#"x "a"'b'c"#), ["x", "abc"]);
+        assert_eq!(texts(r#"x "say \"hi\"""#), ["x", "say \"hi\""]);
+        assert_eq!(texts(r"x \x41\t"), ["x", "A\t"]);
+        assert_eq!(texts(r##"x "#not a comment""##), ["x", "#not a comment"]);
+        assert_eq!(texts(r#"x """#), ["x", ""]);
+    }
+
+    #[test]
+    fn spans_are_raw() {
+        let (words, err) = split_words(FileId(0), r#"a "b c" d"#, 10);
+        assert!(err.is_none());
+        assert_eq!((words[1].span.start, words[1].span.end), (12, 17));
+        assert!(words[1].quoted && !words[1].verbatim);
+        assert!(words[2].verbatim);
+    }
+
+    #[test]
+    fn variables_are_symbolic() {
+        let (words, _) = split_words(FileId(0), r#"server s ${ADDR}:80 "${PORT}""#, 0);
+        assert!(words[2].symbolic && words[3].symbolic && !words[1].symbolic);
+        let (words, _) = split_words(FileId(0), r"x '$single' \$esc", 0);
+        // Single quotes and escapes still keep the text; the word is only marked when a
+        // variable would be expanded.
+        assert!(!words[1].symbolic);
+        assert!(!words[2].symbolic);
+    }
+
+    #[test]
+    fn unterminated_quotes() {
+        let (words, err) = split_words(FileId(0), r#"x "abc"#, 0);
+        assert_eq!(words.len(), 2);
+        assert_eq!(err.unwrap().span.start, 2);
+        let (_, err) = split_words(FileId(0), "x 'abc", 0);
+        assert!(err.unwrap().message.contains("single"));
+    }
+}

@@ -1,0 +1,165 @@
+//! `haproxy-retries-without-redispatch`: retries hammer the same dead server, and the worst
+//! case stall is `(retries + 1) × timeout connect`.
+
+use crate::haproxy::{format_ms, logic, Server};
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// A backend that retries connections (3 times by default) without
+    /// `option redispatch`, or whose worst-case connect stall exceeds 10 seconds.
+    ///
+    /// ## What it does
+    /// For each backend (or listen) with servers, computes the effective `retries` (HAProxy's
+    /// built-in default is 3) and `timeout connect`, and flags it when it has at least two
+    /// servers, `retries` > 0 and no effective `option redispatch`, or when
+    /// `(retries + 1) × timeout connect` exceeds 10 seconds. The message gives the computed
+    /// stall and where each number came from.
+    ///
+    /// ## Why is this bad?
+    /// Without `option redispatch`, HAProxy retries a failed connection on the *same* server:
+    /// when a pod is gone but still listed (a stale configuration in an old process after a
+    /// reload, endpoints not yet updated), every request waits for all the retries before
+    /// failing. In kubegap's founding incident (seed 002) the old router process spent about
+    /// 15 seconds on dead backends and answered 503 after 20 (openshift/router#654 reports
+    /// minutes of such 503s). Even with redispatch, a long `timeout connect` multiplied by
+    /// the retries makes clients and load balancers in front give up first.
+    ///
+    /// `option redispatch` exists in every supported HAProxy version; its `<interval>`
+    /// argument was added in 1.6.
+    ///
+    /// ## Example
+    /// ```haproxy,invalid
+    /// defaults
+    ///     mode http
+    ///     timeout connect 5s
+    ///     timeout client 30s
+    ///     timeout server 30s
+    ///
+    /// frontend fe
+    ///     bind :80
+    ///     default_backend app
+    ///
+    /// backend app
+    ///     server app1 10.0.0.11:8080 check
+    ///     server app2 10.0.0.12:8080 check
+    /// ```
+    ///
+    /// Use instead:
+    /// ```haproxy,valid
+    /// defaults
+    ///     mode http
+    ///     retries 2
+    ///     option redispatch 1
+    ///     timeout connect 2s
+    ///     timeout client 30s
+    ///     timeout server 30s
+    ///
+    /// frontend fe
+    ///     bind :80
+    ///     default_backend app
+    ///
+    /// backend app
+    ///     server app1 10.0.0.11:8080 check
+    ///     server app2 10.0.0.12:8080 check
+    /// ```
+    pub static HAPROXY_RETRIES_WITHOUT_REDISPATCH = {
+        id: "haproxy-retries-without-redispatch",
+        severity: Warning,
+        domain: Haproxy,
+        summary: "connection retries on the same server without `option redispatch`, or a connect stall over 10 s",
+        evidence: &[
+            "https://github.com/openshift/router/issues/654",
+            "https://docs.haproxy.org/2.8/configuration.html#4.2-option%20redispatch",
+            "https://docs.haproxy.org/2.8/configuration.html#4.2-retries",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    for config in cx.haproxy {
+        let file = cx.files.get(config.file);
+        let view = config.view(cx.settings.haproxy_version.as_ref());
+        for (index, section) in view.proxies() {
+            if !section.kind.has_backend() {
+                continue;
+            }
+            let servers: u64 = Server::total(&view.servers(index));
+            if servers == 0 {
+                continue;
+            }
+            let retries = view.retries(index);
+            let Some(count) = retries.value else {
+                continue;
+            };
+            let redispatch = view.option(index, "redispatch");
+            let connect = view.timeout(index, "connect");
+            let connect_ms = connect
+                .value
+                .as_ref()
+                .and_then(|d| d.limit())
+                .and_then(|limit| limit);
+            let stall = connect_ms.map(|ms| logic::retry_stall_ms(count, ms));
+            let no_redispatch = servers >= 2 && count > 0 && !redispatch.value;
+            let long_stall = stall.is_some_and(|s| s > logic::RETRY_STALL_LIMIT_MS);
+            if !no_redispatch && !long_stall {
+                continue;
+            }
+            let retries_text = format!("`retries {count}` ({})", retries.origin().describe(file));
+            let stall_text = match (stall, connect.line) {
+                (Some(stall), Some(line)) => format!(
+                    "with `timeout connect {}` ({}) a request to a dead server waits up to {} ((retries + 1) × timeout connect) before failing",
+                    line.text(2),
+                    connect.origin().describe(file),
+                    format_ms(stall)
+                ),
+                _ => String::new(),
+            };
+            let message = if no_redispatch {
+                let mut m = format!(
+                    "{} retries failed connections on the same server: {retries_text} and no `option redispatch`",
+                    section.describe()
+                );
+                if let Some(line) = redispatch.line {
+                    m.push_str(&format!(
+                        " (disabled on line {})",
+                        file.line_col(line.span.start).line
+                    ));
+                }
+                if !stall_text.is_empty() {
+                    m.push_str(&format!("; {stall_text}"));
+                }
+                m
+            } else {
+                format!(
+                    "{} can stall a request for too long: {retries_text}, and {stall_text}",
+                    section.describe()
+                )
+            };
+            let own = |line: Option<&'_ crate::haproxy::Line>, section_of: Option<usize>| {
+                line.filter(|_| section_of == Some(index)).map(|l| l.span)
+            };
+            let primary = own(retries.line, retries.section)
+                .or_else(|| {
+                    if long_stall {
+                        own(connect.line, connect.section)
+                    } else {
+                        None
+                    }
+                })
+                .unwrap_or(section.header_span());
+            let finding = sink.report(primary, message);
+            if let Some(line) = retries.line {
+                if line.span != primary {
+                    finding.label(line.span, "retries set here");
+                }
+            }
+            if let Some(line) = connect.line {
+                if line.span != primary && stall.is_some() {
+                    finding.label(line.span, "connect timeout set here");
+                }
+            }
+            finding.help("add `option redispatch 1` so retries go to another server, and keep `(retries + 1) × timeout connect` under 10s (e.g. `retries 2`, `timeout connect 2s`)");
+        }
+    }
+}
