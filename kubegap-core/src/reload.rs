@@ -8,6 +8,7 @@
 //! (HAProxy `close-spread-time`, haproxy-ingress `close-sessions-duration`). These functions
 //! hold that reasoning once, so the haproxy.cfg rules and the controller rules give the same
 //! answer with the same thresholds. Nothing here knows about spans, files or objects.
+//! `crate::haproxy::logic` re-exports the functions the haproxy.cfg rules use.
 //!
 //! Units: milliseconds (`u64`). A timeout of `None` means "no limit".
 //! Facts: `../shared/research/DOMAIN.md` §0, §2.1, §2.2, §2.4, rules R01, R02, R09, R16, R18.
@@ -89,9 +90,8 @@ pub fn percent_of(hard_stop_ms: u64, percent: u64) -> Option<u64> {
 /// Whether a balance algorithm starts again from the first server of the list after every
 /// reload: HAProxy `roundrobin`, `static-rr`, `first`; ingress-nginx `round_robin`.
 pub fn restarts_at_first_server(algorithm: &str) -> bool {
-    let algorithm = algorithm.trim().to_ascii_lowercase();
     matches!(
-        algorithm.as_str(),
+        algorithm.trim(),
         "roundrobin" | "static-rr" | "first" | "round_robin"
     )
 }

@@ -89,10 +89,17 @@ pub fn nginx(text: &str) -> Option<u64> {
     parse(text, BareUnit::Seconds)
 }
 
-/// HAProxy time (haproxytech, haproxy-ingress, OpenShift route annotations): bare numbers are
-/// milliseconds.
+/// HAProxy time (haproxytech, haproxy-ingress, OpenShift route annotations): these controllers
+/// copy the value into haproxy.cfg, so it is read by the haproxy.cfg parser's own
+/// [`crate::haproxy::duration::parse_time`] (bare numbers are milliseconds; `us`, `ms`, `s`,
+/// `m`, `h`, `d`; 2^31 ms at most). `None` for anything HAProxy would reject or warn about.
 pub fn haproxy(text: &str) -> Option<u64> {
-    parse(text, BareUnit::Millis)
+    use crate::haproxy::duration::{parse_time, DurationValue};
+    let text = text.trim().trim_matches(['"', '\'']).trim();
+    match parse_time(text, false) {
+        Ok((DurationValue::Ms(ms), _)) => Some(ms),
+        _ => None,
+    }
 }
 
 /// Go-style durations (OpenShift `tuningOptions`) and declared `kubegap.io/*` values; a bare
@@ -146,5 +153,8 @@ mod tests {
         assert_eq!(nginx("-5"), None);
         assert_eq!(nginx("99999999999999999999"), None);
         assert_eq!(haproxy("1.2.3s"), None);
+        assert_eq!(haproxy("1h30m"), None, "HAProxy takes one unit only");
+        assert_eq!(haproxy("30days"), None);
+        assert_eq!(haproxy("${TIMEOUT}"), None);
     }
 }
