@@ -1348,7 +1348,21 @@ fn bind_ingress(
         .collect();
     products.sort();
     products.dedup();
+    // A class named for another kind of proxy (`traefik`, `kong`) is not guessed at.
+    let plausible = |p: Product| {
+        class.as_deref().is_none_or(|c| {
+            let c = c.to_ascii_lowercase();
+            match p {
+                Product::IngressNginx | Product::NginxInc => c.contains("nginx"),
+                Product::HaproxyTech | Product::HaproxyIngress => c.contains("haproxy"),
+                _ => false,
+            }
+        })
+    };
     if let [product] = products[..] {
+        if !plausible(product) {
+            return (None, None);
+        }
         // Only when no controller in the input claims another class for it.
         let controller = controllers
             .iter()
