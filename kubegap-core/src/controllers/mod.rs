@@ -19,8 +19,6 @@
 //! sources: `../shared/research/DOMAIN.md` §2.2, §2.4, §2.5. Reload reasoning over the values
 //! lives in [`crate::reload`], shared with the haproxy.cfg rules.
 
-use std::collections::BTreeMap;
-
 use crate::config::Version;
 use crate::k8s::{At, Graph, ObjId};
 use crate::rule::Context;
@@ -824,12 +822,11 @@ impl Model {
 }
 
 /// Splits a container's `command` and `args` into flags.
-fn read_args(reader: &Reader<'_>, container: NodeRef<'_>) -> Vec<Arg> {
+fn read_args(container: NodeRef<'_>) -> Vec<Arg> {
     let mut items: Vec<NodeRef<'_>> = Vec::new();
     for field in ["command", "args"] {
         items.extend(container.get(field).into_iter().flat_map(|n| n.items()));
     }
-    let _ = reader;
     let mut out = Vec::new();
     let mut i = 0;
     while i < items.len() {
@@ -900,7 +897,7 @@ fn find_controllers(reader: &Reader<'_>) -> Vec<Controller> {
                 continue;
             };
             let node = reader.node(container.at);
-            let args = read_args(reader, node);
+            let args = read_args(node);
             let ns = graph.objects[workload.obj].namespace.clone();
             let find = |name: &str| args.iter().find(|a| a.name == name).cloned();
             let config_map_arg = find("configmap");
@@ -1564,11 +1561,6 @@ fn route_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -
     };
     route.lb = lb::for_controller_service(reader, controllers, controller);
     route
-}
-
-/// Annotations of an object as a map (for quick lookups in rules).
-pub fn annotation_map(reader: &Reader<'_>, obj: ObjId) -> BTreeMap<String, String> {
-    crate::k8s::string_map(reader.object(obj).path(&["metadata", "annotations"]))
 }
 
 #[cfg(test)]
