@@ -545,3 +545,88 @@ spec:
         .assumed_default_note(&deadline.source)
         .is_some_and(|n| n.contains("`ingress-nginx/elsewhere` is not in the input")));
 }
+
+#[test]
+fn openshift_router_workload_environment() {
+    let (files, _, _, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: router, namespace: default}
+spec:
+  template:
+    spec:
+      containers:
+        - name: router
+          image: openshift/origin-haproxy-router:v4.0.0
+          env:
+            - {name: ROUTER_HARD_STOP_AFTER, value: 2h}
+            - {name: ROUTER_DEFAULT_TUNNEL_TIMEOUT, value: 30m}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: chat}
+spec:
+  to: {kind: Service, name: chat}
+"#,
+    );
+    let route = &m.routes[0];
+    assert_eq!(route.controller, Some(0));
+    let deadline = route.reload_deadline.as_ref().unwrap();
+    assert_eq!(deadline.value, 7_200_000);
+    assert_eq!(
+        deadline.source.describe(&files),
+        "env `ROUTER_HARD_STOP_AFTER` (t.yaml:12)"
+    );
+    assert_eq!(
+        route.tunnel_timeout.as_ref().map(|s| s.value),
+        Some(1_800_000)
+    );
+    assert_eq!(route.read_timeout.as_ref().map(|s| s.value), Some(30_000));
+}
+
+#[test]
+fn haproxytech_controller_class_suffix() {
+    let (_, _, _, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: hk, namespace: haproxy-controller}
+spec:
+  template:
+    spec:
+      containers:
+        - name: c
+          image: haproxytech/kubernetes-ingress:3.0.1
+          args: [--configmap=haproxy-controller/hk, --controller-class=internal]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: hk, namespace: haproxy-controller}
+data: {hard-stop-after: 1h, timeout-tunnel: 2h}
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: internal}
+spec: {controller: haproxy.org/ingress-controller/internal}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: chat
+  annotations: {haproxy.org/timeout-tunnel: 3h}
+spec:
+  ingressClassName: internal
+  defaultBackend: {service: {name: chat, port: {number: 80}}}
+"#,
+    );
+    let route = &m.routes[0];
+    assert_eq!(route.controller, Some(0));
+    assert_eq!(
+        route.reload_deadline.as_ref().map(|s| s.value),
+        Some(3_600_000)
+    );
+    let tunnel = route.tunnel_timeout.as_ref().unwrap();
+    assert_eq!(tunnel.value, 10_800_000);
+    assert!(matches!(tunnel.source, Source::Annotation { .. }));
+}
