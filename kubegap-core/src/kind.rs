@@ -96,9 +96,18 @@ pub fn looks_like_nginx(text: &str) -> bool {
         "root",
         "log_format",
     ];
-    first_keywords(text, 1)
-        .first()
-        .is_some_and(|k| STARTS.contains(k))
+    let first_line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    first_keywords(text, 1).first().is_some_and(|k| {
+        // Any directive nginx knows counts too (`worker_shutdown_timeout 2h;`), as long as the
+        // line looks like an nginx statement (it ends with `;` or opens a block).
+        STARTS.contains(k)
+            || (crate::nginx::is_known(k.trim_end_matches([';', '{']))
+                && (first_line.contains(';') || first_line.ends_with('{')))
+    })
 }
 
 #[cfg(test)]
@@ -146,6 +155,14 @@ mod tests {
             Some(FileKind::Nginx)
         );
         assert_eq!(detect(Path::new("other.conf"), Some(b"[section]\n")), None);
+        assert_eq!(
+            detect(
+                Path::new("main.conf"),
+                Some(b"# x\nworker_shutdown_timeout 2h;\n")
+            ),
+            Some(FileKind::Nginx)
+        );
+        assert_eq!(detect(Path::new("app.conf"), Some(b"timeout = 5\n")), None);
         assert_eq!(detect(Path::new("README.md"), None), None);
     }
 }

@@ -27,6 +27,13 @@ mod k8s_pdb_selects_nothing;
 mod k8s_service_selects_nothing;
 mod k8s_service_target_port_missing;
 mod lb_websocket_lifetime_capped;
+mod nginx_no_worker_shutdown_timeout;
+mod nginx_retry_non_idempotent;
+mod nginx_static_order_roundrobin;
+mod nginx_upstream_keepalive_ineffective;
+mod nginx_websocket_missing_upgrade;
+mod nginx_websocket_read_timeout_default;
+mod nginx_worker_shutdown_cuts_long_lived;
 mod parse_error;
 mod route_long_lived_defaults;
 mod yaml_duplicate_key;
@@ -60,6 +67,13 @@ pub static RULES: &[&Rule] = &[
     &k8s_service_selects_nothing::K8S_SERVICE_SELECTS_NOTHING,
     &k8s_service_target_port_missing::K8S_SERVICE_TARGET_PORT_MISSING,
     &lb_websocket_lifetime_capped::LB_WEBSOCKET_LIFETIME_CAPPED,
+    &nginx_no_worker_shutdown_timeout::NGINX_NO_WORKER_SHUTDOWN_TIMEOUT,
+    &nginx_retry_non_idempotent::NGINX_RETRY_NON_IDEMPOTENT,
+    &nginx_static_order_roundrobin::NGINX_STATIC_ORDER_ROUNDROBIN,
+    &nginx_upstream_keepalive_ineffective::NGINX_UPSTREAM_KEEPALIVE_INEFFECTIVE,
+    &nginx_websocket_missing_upgrade::NGINX_WEBSOCKET_MISSING_UPGRADE,
+    &nginx_websocket_read_timeout_default::NGINX_WEBSOCKET_READ_TIMEOUT_DEFAULT,
+    &nginx_worker_shutdown_cuts_long_lived::NGINX_WORKER_SHUTDOWN_CUTS_LONG_LIVED,
     &parse_error::PARSE_ERROR,
     &route_long_lived_defaults::ROUTE_LONG_LIVED_DEFAULTS,
     &yaml_duplicate_key::YAML_DUPLICATE_KEY,

@@ -1,0 +1,322 @@
+//! Units and effective values: what a directive is set to at a given place once nginx's
+//! inheritance and built-in defaults are applied, and where that value came from.
+
+use std::time::Duration;
+
+use crate::config::Settings;
+use crate::source::{SourceMap, Span};
+
+use super::{DirectiveId, NginxConfig};
+
+/// Parses an nginx time (`ngx_parse_time`): `500ms`, `30s`, `1h30m`, a bare number is seconds.
+/// Units: ms, s, m, h, d, w, M (30 days), y (365 days). `None` for anything else.
+pub fn parse_time(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut total_ms: u128 = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if start == i {
+            return None;
+        }
+        let n: u128 = text[start..i].parse().ok()?;
+        let unit_ms: u128 = if text[i..].starts_with("ms") {
+            i += 2;
+            1
+        } else {
+            let unit = bytes.get(i).copied();
+            if unit.is_some() {
+                i += 1;
+            }
+            match unit {
+                None | Some(b's') => 1_000,
+                Some(b'm') => 60_000,
+                Some(b'h') => 3_600_000,
+                Some(b'd') => 86_400_000,
+                Some(b'w') => 7 * 86_400_000,
+                Some(b'M') => 30 * 86_400_000,
+                Some(b'y') => 365 * 86_400_000,
+                Some(_) => return None,
+            }
+        };
+        total_ms = total_ms.checked_add(n.checked_mul(unit_ms)?)?;
+    }
+    Some(Duration::from_millis(u64::try_from(total_ms).ok()?))
+}
+
+/// Parses an nginx size: `512`, `8k`, `1m`, `2g` (either case). `None` for anything else.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, factor) = match text.as_bytes().last()? {
+        b'k' | b'K' => (&text[..text.len() - 1], 1024),
+        b'm' | b'M' => (&text[..text.len() - 1], 1024 * 1024),
+        b'g' | b'G' => (&text[..text.len() - 1], 1024 * 1024 * 1024),
+        _ => (text, 1),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok()?.checked_mul(factor)
+}
+
+/// Formats a duration the way people write nginx times: `60s`, `5m`, `1h`, `1h30m`, `250ms`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms == 0 {
+        return "0s".into();
+    }
+    if ms % 1000 != 0 {
+        return format!("{ms}ms");
+    }
+    let mut secs = ms / 1000;
+    if secs <= 120 {
+        return format!("{secs}s");
+    }
+    let mut out = String::new();
+    for (unit, size) in [("d", 86_400u128), ("h", 3_600), ("m", 60), ("s", 1)] {
+        if secs >= size {
+            out.push_str(&format!("{}{unit}", secs / size));
+            secs %= size;
+        }
+    }
+    out
+}
+
+/// Where an effective value came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueSource {
+    /// Set by this directive.
+    Directive {
+        /// The directive.
+        id: DirectiveId,
+        /// Its span (possibly in an included file).
+        span: Span,
+    },
+    /// nginx's built-in default; the text says which (e.g. `nginx default (1.0 before 1.29.7;
+    /// nginx version unknown, assuming older)`).
+    Default(String),
+}
+
+impl ValueSource {
+    /// For messages: `set at nginx.conf:12` or the default's description. Only the file's base
+    /// name is used, so that messages (and snapshots of them) do not depend on where the files
+    /// are; the label on the directive gives the full location.
+    pub fn describe(&self, files: &SourceMap) -> String {
+        match self {
+            ValueSource::Directive { span, .. } => {
+                let file = files.get(span.file);
+                let base = file
+                    .path
+                    .as_deref()
+                    .and_then(std::path::Path::file_name)
+                    .and_then(|n| n.to_str())
+                    .unwrap_or(&file.name);
+                format!("set at {base}:{}", file.line_col(span.start).line)
+            }
+            ValueSource::Default(text) => text.clone(),
+        }
+    }
+
+    /// The span, when the value was written.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            ValueSource::Directive { span, .. } => Some(*span),
+            ValueSource::Default(_) => None,
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Effective<T> {
+    /// The value.
+    pub value: T,
+    /// Its source.
+    pub source: ValueSource,
+}
+
+/// The first nginx version whose `proxy_http_version` defaults to 1.1 (and whose upstreams keep
+/// connections alive by default).
+pub const HTTP11_DEFAULT_SINCE: [u32; 3] = [1, 29, 7];
+
+impl NginxConfig {
+    /// The directive named `name` in effect at `at`: the one in the innermost block (starting at
+    /// `at` itself if it is a block, else at its parent) that has one, walking out to the main
+    /// context. Blocks that do not inherit (`upstream`) stop the walk.
+    pub fn effective(&self, at: Option<DirectiveId>, name: &str) -> Option<DirectiveId> {
+        let mut scope = match at {
+            Some(id) if self.get(id).is_block() => Some(id),
+            Some(id) => self.get(id).parent,
+            None => None,
+        };
+        loop {
+            if let Some(found) = self.find_children(scope, name).next() {
+                return Some(found);
+            }
+            let current = scope?;
+            if matches!(self.get(current).name.as_str(), "upstream") {
+                return None;
+            }
+            scope = self.get(current).parent;
+        }
+    }
+
+    /// Every directive named `name` at the innermost level that has any (nginx's rule for array
+    /// directives such as `proxy_set_header`: a level that sets one drops all inherited ones).
+    pub fn effective_all(&self, at: Option<DirectiveId>, name: &str) -> Vec<DirectiveId> {
+        let mut scope = match at {
+            Some(id) if self.get(id).is_block() => Some(id),
+            Some(id) => self.get(id).parent,
+            None => None,
+        };
+        loop {
+            let found: Vec<DirectiveId> = self.find_children(scope, name).collect();
+            if !found.is_empty() {
+                return found;
+            }
+            let Some(current) = scope else {
+                return found;
+            };
+            scope = self.get(current).parent;
+        }
+    }
+
+    fn effective_time(
+        &self,
+        at: Option<DirectiveId>,
+        name: &str,
+        default: Duration,
+        default_text: &str,
+    ) -> Effective<Duration> {
+        if let Some(id) = self.effective(at, name) {
+            let d = self.get(id);
+            if let Some(value) = d.arg(0).and_then(parse_time) {
+                return Effective {
+                    value,
+                    source: ValueSource::Directive { id, span: d.span },
+                };
+            }
+        }
+        Effective {
+            value: default,
+            source: ValueSource::Default(default_text.to_string()),
+        }
+    }
+
+    /// Effective `proxy_read_timeout` (default 60s).
+    pub fn proxy_read_timeout(&self, at: Option<DirectiveId>) -> Effective<Duration> {
+        self.effective_time(
+            at,
+            "proxy_read_timeout",
+            Duration::from_secs(60),
+            "nginx default",
+        )
+    }
+
+    /// Effective `proxy_send_timeout` (default 60s).
+    pub fn proxy_send_timeout(&self, at: Option<DirectiveId>) -> Effective<Duration> {
+        self.effective_time(
+            at,
+            "proxy_send_timeout",
+            Duration::from_secs(60),
+            "nginx default",
+        )
+    }
+
+    /// Effective client `keepalive_timeout` (default 75s).
+    pub fn keepalive_timeout(&self, at: Option<DirectiveId>) -> Effective<Duration> {
+        self.effective_time(
+            at,
+            "keepalive_timeout",
+            Duration::from_secs(75),
+            "nginx default",
+        )
+    }
+
+    /// The upstream block's `keepalive_timeout` (default 60s; not inherited from `http`).
+    pub fn upstream_keepalive_timeout(&self, upstream: DirectiveId) -> Effective<Duration> {
+        if let Some(id) = self
+            .find_children(Some(upstream), "keepalive_timeout")
+            .next()
+        {
+            let d = self.get(id);
+            if let Some(value) = d.arg(0).and_then(parse_time) {
+                return Effective {
+                    value,
+                    source: ValueSource::Directive { id, span: d.span },
+                };
+            }
+        }
+        Effective {
+            value: Duration::from_secs(60),
+            source: ValueSource::Default("nginx default for upstream keep-alive".into()),
+        }
+    }
+
+    /// `worker_shutdown_timeout` of the main context (no default: old workers wait forever).
+    pub fn worker_shutdown_timeout(&self) -> Option<Effective<Duration>> {
+        let id = self.main_directive("worker_shutdown_timeout")?;
+        let d = self.get(id);
+        Some(Effective {
+            value: d.arg(0).and_then(parse_time)?,
+            source: ValueSource::Directive { id, span: d.span },
+        })
+    }
+
+    /// Effective `proxy_http_version`: `1.0` before nginx 1.29.7, `1.1` from then. When the
+    /// version is unknown, kubegap assumes an older nginx (the worst plausible default) and says
+    /// so in the source text.
+    pub fn proxy_http_version(
+        &self,
+        at: Option<DirectiveId>,
+        settings: &Settings,
+    ) -> Effective<String> {
+        if let Some(id) = self.effective(at, "proxy_http_version") {
+            let d = self.get(id);
+            if let Some(v) = d.arg(0) {
+                return Effective {
+                    value: v.to_string(),
+                    source: ValueSource::Directive { id, span: d.span },
+                };
+            }
+        }
+        let (value, text) = match &settings.nginx_version {
+            Some(v) if v.at_least(&HTTP11_DEFAULT_SINCE) => {
+                ("1.1", format!("nginx default since 1.29.7; nginx version {v}"))
+            }
+            Some(v) => (
+                "1.0",
+                format!("nginx default before 1.29.7; nginx version {v}"),
+            ),
+            None => (
+                "1.0",
+                "nginx default before 1.29.7; nginx version unknown, kubegap assumes an older nginx"
+                    .to_string(),
+            ),
+        };
+        Effective {
+            value: value.to_string(),
+            source: ValueSource::Default(text),
+        }
+    }
+
+    /// The `proxy_set_header` for `header` (case-insensitive) in effect at `at`: `Some` with the
+    /// directive when set, `None` when the effective set does not mention it (nginx then sends
+    /// its default: `Connection: close`, and no `Upgrade`).
+    pub fn proxy_header(&self, at: Option<DirectiveId>, header: &str) -> Option<DirectiveId> {
+        self.effective_all(at, "proxy_set_header")
+            .into_iter()
+            .find(|id| {
+                self.get(*id)
+                    .arg(0)
+                    .is_some_and(|h| h.eq_ignore_ascii_case(header))
+            })
+    }
+}
