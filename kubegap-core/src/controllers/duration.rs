@@ -2,7 +2,7 @@
 //!
 //! | product | format | a bare number means |
 //! |---|---|---|
-//! | ingress-nginx annotations and ConfigMap timeouts | quoted ints (`"3600"`), nginx time for `worker-shutdown-timeout` (`240s`) | seconds |
+//! | ingress-nginx annotations and ConfigMap timeouts | quoted ints (`"3600"`; `"3600s"` is not read), nginx time for `worker-shutdown-timeout` (`240s`) | seconds |
 //! | F5 NGINX IC `nginx.org/*` | nginx time (`60s`, `1h`) | seconds |
 //! | haproxytech, haproxy-ingress, OpenShift route annotations | HAProxy time (`30m`, `1h`, `5000ms`) | milliseconds |
 //! | OpenShift `tuningOptions`, `kubegap.io/*` | Go-style duration (`1h30m`, `25s`) | seconds |
@@ -84,9 +84,20 @@ pub fn parse(text: &str, bare: BareUnit) -> Option<u64> {
     u64::try_from(ms).ok().filter(|ms| *ms <= MAX_MS)
 }
 
-/// ingress-nginx and nginx time: bare numbers are seconds.
+/// nginx time, as nginx itself reads it (ingress-nginx `worker-shutdown-timeout`, which is
+/// written into nginx.conf verbatim; F5 NGINX IC `nginx.org/*` timeouts): the nginx parser's
+/// own [`crate::nginx::parse_time`]. A bare number is seconds.
 pub fn nginx(text: &str) -> Option<u64> {
-    parse(text, BareUnit::Seconds)
+    let text = text.trim().trim_matches(['"', '\'']).trim();
+    let d = crate::nginx::parse_time(text)?;
+    u64::try_from(d.as_millis()).ok()
+}
+
+/// ingress-nginx integer seconds (`proxy-read-timeout`, `proxy-send-timeout`,
+/// `upstream-keepalive-timeout`, `keep-alive`, as ConfigMap keys or annotations): the
+/// controller parses them as integers, and a value with a unit (`"3600s"`) is not read.
+pub fn ingress_nginx_int(text: &str) -> Option<u64> {
+    seconds(text)
 }
 
 /// HAProxy time (haproxytech, haproxy-ingress, OpenShift route annotations): these controllers
@@ -135,6 +146,9 @@ mod tests {
         assert_eq!(nginx("3600"), Some(3_600_000));
         assert_eq!(nginx("\"240s\""), Some(240_000));
         assert_eq!(nginx("10m"), Some(600_000));
+        assert_eq!(nginx("1h30m"), Some(5_400_000));
+        assert_eq!(ingress_nginx_int("\"3600\""), Some(3_600_000));
+        assert_eq!(ingress_nginx_int("3600s"), None);
         assert_eq!(haproxy("3600"), Some(3600));
         assert_eq!(haproxy("30m"), Some(1_800_000));
         assert_eq!(haproxy("1h"), Some(3_600_000));

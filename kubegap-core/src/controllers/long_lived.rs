@@ -59,11 +59,11 @@ pub struct LongLived {
 const TIMEOUT_SIGNS: &[(&str, duration::Parser)] = &[
     (
         "nginx.ingress.kubernetes.io/proxy-read-timeout",
-        duration::nginx,
+        duration::ingress_nginx_int,
     ),
     (
         "nginx.ingress.kubernetes.io/proxy-send-timeout",
-        duration::nginx,
+        duration::ingress_nginx_int,
     ),
     ("nginx.org/proxy-read-timeout", duration::nginx),
     ("nginx.org/proxy-send-timeout", duration::nginx),

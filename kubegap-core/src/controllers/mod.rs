@@ -990,28 +990,28 @@ fn controller_settings(
                 reader,
                 c,
                 "proxy-read-timeout",
-                duration::nginx,
+                duration::ingress_nginx_int,
                 INGRESS_NGINX_PROXY_TIMEOUT_MS,
             )),
             send_timeout: Some(cm_or_default(
                 reader,
                 c,
                 "proxy-send-timeout",
-                duration::nginx,
+                duration::ingress_nginx_int,
                 INGRESS_NGINX_PROXY_TIMEOUT_MS,
             )),
             upstream_keepalive_timeout: Some(cm_or_default(
                 reader,
                 c,
                 "upstream-keepalive-timeout",
-                duration::nginx,
+                duration::ingress_nginx_int,
                 INGRESS_NGINX_UPSTREAM_KEEPALIVE_MS,
             )),
             client_keepalive_timeout: Some(cm_or_default(
                 reader,
                 c,
                 "keep-alive",
-                duration::nginx,
+                duration::ingress_nginx_int,
                 INGRESS_NGINX_KEEPALIVE_MS,
             )),
             balance: Some(
@@ -1417,14 +1417,14 @@ fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId)
                 .unwrap_or("nginx.ingress.kubernetes.io");
             route.read_timeout = Some(pick(
                 &format!("{prefix}/proxy-read-timeout"),
-                duration::nginx,
+                duration::ingress_nginx_int,
                 wide.and_then(|w| w.read_timeout.as_ref()),
                 INGRESS_NGINX_PROXY_TIMEOUT_MS,
                 p,
             ));
             route.send_timeout = Some(pick(
                 &format!("{prefix}/proxy-send-timeout"),
-                duration::nginx,
+                duration::ingress_nginx_int,
                 wide.and_then(|w| w.send_timeout.as_ref()),
                 INGRESS_NGINX_PROXY_TIMEOUT_MS,
                 p,
