@@ -8,12 +8,14 @@
 
 pub mod chain;
 pub mod config;
+pub mod controllers;
 pub mod engine;
 pub mod finding;
 pub mod haproxy;
 pub mod k8s;
 pub mod kind;
 pub mod nginx;
+pub mod reload;
 pub mod rule;
 pub mod rules;
 pub mod source;

@@ -9,9 +9,11 @@ use std::net::IpAddr;
 
 use crate::config::Version;
 
-/// A timeout at or above this keeps connections around long enough to matter at reload
-/// (5 minutes; DOMAIN.md R08).
-pub const LONG_LIVED_MS: u64 = 5 * 60_000;
+// The reload reasoning shared with the controller rules lives in `crate::reload`; it is
+// re-exported here so the haproxy.cfg rules keep calling `logic::…`.
+pub use crate::reload::{
+    is_long_lived, outlives, restarts_at_first_server, spread_before_hard_stop, LONG_LIVED_MS,
+};
 
 /// Without a hard stop, tunnel or client timeouts at or above this (10 minutes) pin old
 /// processes (DOMAIN.md R03).
@@ -38,27 +40,6 @@ pub const STATIC_ORDER_MIN_SERVERS: usize = 4;
 
 /// Checked servers from which a reload without server-state file is worth a note.
 pub const MANY_CHECKED_SERVERS: usize = 10;
-
-/// Whether a timeout (`None` = no limit) is long enough to count as long-lived.
-pub fn is_long_lived(timeout_ms: Option<u64>) -> bool {
-    match timeout_ms {
-        Some(ms) => ms >= LONG_LIVED_MS,
-        None => true,
-    }
-}
-
-/// Whether a connection allowed to idle for `timeout_ms` can outlive a deadline.
-pub fn outlives(timeout_ms: Option<u64>, deadline_ms: u64) -> bool {
-    match timeout_ms {
-        Some(ms) => ms > deadline_ms,
-        None => true,
-    }
-}
-
-/// Whether `close-spread-time` (`None` = `infinite`) spreads closes before the hard stop.
-pub fn spread_before_hard_stop(spread_ms: Option<u64>, hard_stop_ms: u64) -> bool {
-    spread_ms.is_some_and(|s| s < hard_stop_ms)
-}
 
 /// Worst case before a request gets an answer when the chosen server does not accept
 /// connections: `(retries + 1) × timeout connect`.
@@ -121,12 +102,6 @@ pub fn is_websocket_acl(words: &[&str]) -> bool {
         || values
             .iter()
             .any(|v| v.to_ascii_lowercase().contains("websocket"))
-}
-
-/// Whether a balance algorithm always starts from the first server of the list after a
-/// reload: `roundrobin`, `static-rr`, `first`.
-pub fn restarts_at_first_server(algorithm: &str) -> bool {
-    matches!(algorithm, "roundrobin" | "static-rr" | "first")
 }
 
 /// Compares names the way people sort them: digit runs by value (`srv2 < srv10`).

@@ -7,6 +7,9 @@ mod chain_gcp_backend_keepalive;
 mod chain_keepalive_ordering;
 mod chain_request_timeout_inversion;
 mod chain_websocket_idle_budget;
+mod controller_hard_stop_cuts_long_lived;
+mod controller_hard_stop_without_close_spread;
+mod controller_static_order_roundrobin;
 mod haproxy_hard_stop_cuts_long_lived;
 mod haproxy_hard_stop_without_close_spread;
 mod haproxy_idle_close_on_reload;
@@ -19,11 +22,16 @@ mod haproxy_static_order_roundrobin;
 mod haproxy_timeout_without_unit;
 mod haproxy_tunnel_without_client_fin;
 mod haproxy_websocket_without_tunnel_timeout;
+mod ingress_annotation_ignored;
+mod ingress_nginx_shutdown_vs_grace;
+mod ingress_nginx_ws_timeout_capped_by_worker_shutdown;
+mod k8s_alb_ip_target_without_readiness_gate;
 mod k8s_hpa_with_static_replicas;
 mod k8s_ingress_backend_missing;
 mod k8s_pdb_selects_nothing;
 mod k8s_service_selects_nothing;
 mod k8s_service_target_port_missing;
+mod lb_websocket_lifetime_capped;
 mod nginx_no_worker_shutdown_timeout;
 mod nginx_retry_non_idempotent;
 mod nginx_static_order_roundrobin;
@@ -32,6 +40,7 @@ mod nginx_websocket_missing_upgrade;
 mod nginx_websocket_read_timeout_default;
 mod nginx_worker_shutdown_cuts_long_lived;
 mod parse_error;
+mod route_long_lived_defaults;
 mod yaml_duplicate_key;
 
 pub use parse_error::PARSE_ERROR;
@@ -43,6 +52,9 @@ pub static RULES: &[&Rule] = &[
     &chain_keepalive_ordering::CHAIN_KEEPALIVE_ORDERING,
     &chain_request_timeout_inversion::CHAIN_REQUEST_TIMEOUT_INVERSION,
     &chain_websocket_idle_budget::CHAIN_WEBSOCKET_IDLE_BUDGET,
+    &controller_hard_stop_cuts_long_lived::CONTROLLER_HARD_STOP_CUTS_LONG_LIVED,
+    &controller_hard_stop_without_close_spread::CONTROLLER_HARD_STOP_WITHOUT_CLOSE_SPREAD,
+    &controller_static_order_roundrobin::CONTROLLER_STATIC_ORDER_ROUNDROBIN,
     &haproxy_hard_stop_cuts_long_lived::HAPROXY_HARD_STOP_CUTS_LONG_LIVED,
     &haproxy_hard_stop_without_close_spread::HAPROXY_HARD_STOP_WITHOUT_CLOSE_SPREAD,
     &haproxy_idle_close_on_reload::HAPROXY_IDLE_CLOSE_ON_RELOAD,
@@ -55,11 +67,16 @@ pub static RULES: &[&Rule] = &[
     &haproxy_timeout_without_unit::HAPROXY_TIMEOUT_WITHOUT_UNIT,
     &haproxy_tunnel_without_client_fin::HAPROXY_TUNNEL_WITHOUT_CLIENT_FIN,
     &haproxy_websocket_without_tunnel_timeout::HAPROXY_WEBSOCKET_WITHOUT_TUNNEL_TIMEOUT,
+    &ingress_annotation_ignored::INGRESS_ANNOTATION_IGNORED,
+    &ingress_nginx_shutdown_vs_grace::INGRESS_NGINX_SHUTDOWN_VS_GRACE,
+    &ingress_nginx_ws_timeout_capped_by_worker_shutdown::INGRESS_NGINX_WS_TIMEOUT_CAPPED_BY_WORKER_SHUTDOWN,
+    &k8s_alb_ip_target_without_readiness_gate::K8S_ALB_IP_TARGET_WITHOUT_READINESS_GATE,
     &k8s_hpa_with_static_replicas::K8S_HPA_WITH_STATIC_REPLICAS,
     &k8s_ingress_backend_missing::K8S_INGRESS_BACKEND_MISSING,
     &k8s_pdb_selects_nothing::K8S_PDB_SELECTS_NOTHING,
     &k8s_service_selects_nothing::K8S_SERVICE_SELECTS_NOTHING,
     &k8s_service_target_port_missing::K8S_SERVICE_TARGET_PORT_MISSING,
+    &lb_websocket_lifetime_capped::LB_WEBSOCKET_LIFETIME_CAPPED,
     &nginx_no_worker_shutdown_timeout::NGINX_NO_WORKER_SHUTDOWN_TIMEOUT,
     &nginx_retry_non_idempotent::NGINX_RETRY_NON_IDEMPOTENT,
     &nginx_static_order_roundrobin::NGINX_STATIC_ORDER_ROUNDROBIN,
@@ -68,6 +85,7 @@ pub static RULES: &[&Rule] = &[
     &nginx_websocket_read_timeout_default::NGINX_WEBSOCKET_READ_TIMEOUT_DEFAULT,
     &nginx_worker_shutdown_cuts_long_lived::NGINX_WORKER_SHUTDOWN_CUTS_LONG_LIVED,
     &parse_error::PARSE_ERROR,
+    &route_long_lived_defaults::ROUTE_LONG_LIVED_DEFAULTS,
     &yaml_duplicate_key::YAML_DUPLICATE_KEY,
 ];
 

@@ -1,0 +1,174 @@
+//! Durations as each product writes them, normalised to milliseconds.
+//!
+//! | product | format | a bare number means |
+//! |---|---|---|
+//! | ingress-nginx annotations and ConfigMap timeouts | quoted ints (`"3600"`; `"3600s"` is not read), nginx time for `worker-shutdown-timeout` (`240s`) | seconds |
+//! | F5 NGINX IC `nginx.org/*` | nginx time (`60s`, `1h`) | seconds |
+//! | haproxytech, haproxy-ingress, OpenShift route annotations | HAProxy time (`30m`, `1h`, `5000ms`) | milliseconds |
+//! | OpenShift `tuningOptions`, `kubegap.io/*` | Go-style duration (`1h30m`, `25s`) | seconds |
+//! | AWS attributes, GKE `timeoutSec`, pod grace | integers | seconds |
+//! | Azure `azure-load-balancer-tcp-idle-timeout` | integer | **minutes** |
+//!
+//! (DOMAIN.md §4.0: "Unit normalisation is itself a source of bugs.")
+
+/// A product's duration parser: text to milliseconds.
+pub type Parser = fn(&str) -> Option<u64>;
+
+/// What a number without a unit means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BareUnit {
+    /// HAProxy: milliseconds.
+    Millis,
+    /// nginx, Kubernetes, AWS, GKE: seconds.
+    Seconds,
+    /// Azure's idle timeout annotation: minutes.
+    Minutes,
+}
+
+/// Longest accepted duration: 100 years (anything longer is not a timeout someone means).
+const MAX_MS: u64 = 100 * 365 * 86_400_000;
+
+/// Parses `3600`, `"240s"`, `30m`, `1h30m`, `1.5h`, `500ms`, `100us` into milliseconds
+/// (rounded up). A number without a unit is read with `bare`. `None` when it is not a duration.
+pub fn parse(text: &str, bare: BareUnit) -> Option<u64> {
+    let text = text.trim().trim_matches(['"', '\'']).trim();
+    if text.is_empty() || text.len() > 64 {
+        return None;
+    }
+    if text.bytes().all(|b| b.is_ascii_digit()) {
+        let n: u64 = text.parse().ok()?;
+        let factor = match bare {
+            BareUnit::Millis => 1,
+            BareUnit::Seconds => 1000,
+            BareUnit::Minutes => 60_000,
+        };
+        return n.checked_mul(factor).filter(|ms| *ms <= MAX_MS);
+    }
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut total_us: u128 = 0;
+    while i < bytes.len() {
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+            i += 1;
+        }
+        let number = &text[start..i];
+        if number.is_empty() || number.matches('.').count() > 1 {
+            return None;
+        }
+        let unit_start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let unit_us: u128 = match &text[unit_start..i] {
+            "us" | "µs" => 1,
+            "ms" => 1000,
+            "s" => 1_000_000,
+            "m" => 60_000_000,
+            "h" => 3_600_000_000,
+            "d" => 86_400_000_000,
+            "w" => 7 * 86_400_000_000,
+            _ => return None,
+        };
+        let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+        let int: u128 = if int.is_empty() { 0 } else { int.parse().ok()? };
+        let mut value = int.checked_mul(unit_us)?;
+        if !frac.is_empty() {
+            let digits = frac.len().min(9) as u32;
+            let frac_n: u128 = frac[..digits as usize].parse().ok()?;
+            value = value.checked_add(frac_n * unit_us / 10u128.pow(digits))?;
+        }
+        total_us = total_us.checked_add(value)?;
+    }
+    let ms = total_us.div_ceil(1000);
+    u64::try_from(ms).ok().filter(|ms| *ms <= MAX_MS)
+}
+
+/// nginx time, as nginx itself reads it (ingress-nginx `worker-shutdown-timeout`, which is
+/// written into nginx.conf verbatim; F5 NGINX IC `nginx.org/*` timeouts): the nginx parser's
+/// own [`crate::nginx::parse_time`]. A bare number is seconds.
+pub fn nginx(text: &str) -> Option<u64> {
+    let text = text.trim().trim_matches(['"', '\'']).trim();
+    let d = crate::nginx::parse_time(text)?;
+    u64::try_from(d.as_millis()).ok()
+}
+
+/// ingress-nginx integer seconds (`proxy-read-timeout`, `proxy-send-timeout`,
+/// `upstream-keepalive-timeout`, `keep-alive`, as ConfigMap keys or annotations): the
+/// controller parses them as integers, and a value with a unit (`"3600s"`) is not read.
+pub fn ingress_nginx_int(text: &str) -> Option<u64> {
+    seconds(text)
+}
+
+/// HAProxy time (haproxytech, haproxy-ingress, OpenShift route annotations): these controllers
+/// copy the value into haproxy.cfg, so it is read by the haproxy.cfg parser's own
+/// [`crate::haproxy::duration::parse_time`] (bare numbers are milliseconds; `us`, `ms`, `s`,
+/// `m`, `h`, `d`; 2^31 ms at most). `None` for anything HAProxy would reject or warn about.
+pub fn haproxy(text: &str) -> Option<u64> {
+    use crate::haproxy::duration::{parse_time, DurationValue};
+    let text = text.trim().trim_matches(['"', '\'']).trim();
+    match parse_time(text, false) {
+        Ok((DurationValue::Ms(ms), _)) => Some(ms),
+        _ => None,
+    }
+}
+
+/// Go-style durations (OpenShift `tuningOptions`) and declared `kubegap.io/*` values; a bare
+/// number is read as seconds.
+pub fn go(text: &str) -> Option<u64> {
+    parse(text, BareUnit::Seconds)
+}
+
+/// Whole seconds (AWS attributes, GKE `timeoutSec`, `terminationGracePeriodSeconds`).
+pub fn seconds(text: &str) -> Option<u64> {
+    let text = text.trim().trim_matches(['"', '\'']).trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    parse(text, BareUnit::Seconds)
+}
+
+/// Azure's idle timeout annotation: whole minutes.
+pub fn azure_minutes(text: &str) -> Option<u64> {
+    let text = text.trim().trim_matches(['"', '\'']).trim();
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    parse(text, BareUnit::Minutes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(nginx("3600"), Some(3_600_000));
+        assert_eq!(nginx("\"240s\""), Some(240_000));
+        assert_eq!(nginx("10m"), Some(600_000));
+        assert_eq!(nginx("1h30m"), Some(5_400_000));
+        assert_eq!(ingress_nginx_int("\"3600\""), Some(3_600_000));
+        assert_eq!(ingress_nginx_int("3600s"), None);
+        assert_eq!(haproxy("3600"), Some(3600));
+        assert_eq!(haproxy("30m"), Some(1_800_000));
+        assert_eq!(haproxy("1h"), Some(3_600_000));
+        assert_eq!(haproxy("5000ms"), Some(5000));
+        assert_eq!(haproxy("100us"), Some(1));
+        assert_eq!(go("1h30m"), Some(5_400_000));
+        assert_eq!(go("1.5h"), Some(5_400_000));
+        assert_eq!(go("25s"), Some(25_000));
+        assert_eq!(seconds("60"), Some(60_000));
+        assert_eq!(seconds("60s"), None);
+        assert_eq!(azure_minutes("4"), Some(240_000));
+        assert_eq!(azure_minutes("4m"), None);
+        assert_eq!(nginx(""), None);
+        assert_eq!(nginx("abc"), None);
+        assert_eq!(nginx("10x"), None);
+        assert_eq!(nginx("-5"), None);
+        assert_eq!(nginx("99999999999999999999"), None);
+        assert_eq!(haproxy("1.2.3s"), None);
+        assert_eq!(haproxy("1h30m"), None, "HAProxy takes one unit only");
+        assert_eq!(haproxy("30days"), None);
+        assert_eq!(haproxy("${TIMEOUT}"), None);
+    }
+}

@@ -1,0 +1,632 @@
+//! Tests of the controller model: discovery, precedence, sources, long-lived detection.
+
+use super::*;
+use crate::source::SourceFile;
+
+fn model(text: &str) -> (SourceMap, Vec<Document>, Graph, Model) {
+    let mut files = SourceMap::default();
+    let id = files.add(SourceFile::new(
+        "t.yaml",
+        None,
+        text.to_string(),
+        crate::source::FileKind::Yaml,
+    ));
+    let (docs, errors) = crate::yaml::parse(id, text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let g = Graph::build(&docs);
+    let m = Model::build(&g, &docs);
+    (files, docs, g, m)
+}
+
+const NGINX: &str = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+spec:
+  template:
+    spec:
+      containers:
+        - name: controller
+          image: registry.k8s.io/ingress-nginx/controller:v1.15.1@sha256:594ceea7
+          args:
+            - /nginx-ingress-controller
+            - --configmap=$(POD_NAMESPACE)/ingress-nginx-controller
+            - --ingress-class=nginx
+            - --controller-class=k8s.io/ingress-nginx
+            - --watch-namespace
+            - shop
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+data:
+  worker-shutdown-timeout: "600s"
+  proxy-read-timeout: "120"
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: chat
+  namespace: shop
+  annotations:
+    nginx.ingress.kubernetes.io/proxy-send-timeout: "3600"
+spec:
+  ingressClassName: nginx
+  rules:
+    - http:
+        paths:
+          - path: /api
+            pathType: Prefix
+            backend: {service: {name: chat, port: {number: 80}}}
+"#;
+
+#[test]
+fn discovers_ingress_nginx_from_image_and_args() {
+    let (_, _, g, m) = model(NGINX);
+    assert_eq!(m.controllers.len(), 1);
+    let c = &m.controllers[0];
+    assert_eq!(c.product, Product::IngressNginx);
+    assert_eq!(c.version, Version::parse("1.15.1"));
+    assert_eq!(c.ingress_class.as_deref(), Some("nginx"));
+    assert_eq!(c.controller_class.as_deref(), Some("k8s.io/ingress-nginx"));
+    assert_eq!(c.watch_namespace.as_deref(), Some("shop"));
+    let cm = c
+        .config_map
+        .expect("ConfigMap resolved through $(POD_NAMESPACE)");
+    assert_eq!(g.objects[cm].name, "ingress-nginx-controller");
+}
+
+#[test]
+fn precedence_annotation_then_config_map_then_default() {
+    let (files, _, _, m) = model(NGINX);
+    let route = &m.routes[0];
+    assert_eq!(
+        route.binding.as_ref().map(|b| b.product),
+        Some(Product::IngressNginx)
+    );
+    assert!(route.binding.as_ref().is_some_and(Binding::confident));
+    assert_eq!(route.controller, Some(0));
+    // Annotation wins.
+    let send = route.send_timeout.as_ref().unwrap();
+    assert_eq!(send.value, 3_600_000);
+    assert!(matches!(send.source, Source::Annotation { .. }));
+    // ConfigMap next.
+    let read = route.read_timeout.as_ref().unwrap();
+    assert_eq!(read.value, 120_000);
+    assert_eq!(
+        read.source.describe(&files),
+        "ConfigMap key `proxy-read-timeout` (t.yaml:24)"
+    );
+    let deadline = route.reload_deadline.as_ref().unwrap();
+    assert_eq!(deadline.value, 600_000);
+    // Default last, with product and version.
+    let keepalive = route.upstream_keepalive_timeout.as_ref().unwrap();
+    assert_eq!(keepalive.value, 60_000);
+    assert_eq!(
+        keepalive.source.describe(&files),
+        "default of ingress-nginx v1.15.1"
+    );
+    assert!(route.long_lived.is_some(), "3600s send timeout is a sign");
+}
+
+#[test]
+fn defaults_without_controller_in_input() {
+    let (files, _, _, m) = model(
+        r#"
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: chat
+  annotations:
+    nginx.ingress.kubernetes.io/proxy-read-timeout: "3600"
+spec:
+  ingressClassName: nginx
+  defaultBackend: {service: {name: chat, port: {number: 80}}}
+"#,
+    );
+    let route = &m.routes[0];
+    let binding = route.binding.as_ref().unwrap();
+    assert_eq!(binding.product, Product::IngressNginx);
+    assert_eq!(binding.via, Via::Annotations);
+    assert!(!binding.confident());
+    let deadline = route.reload_deadline.as_ref().unwrap();
+    assert_eq!(deadline.value, 240_000);
+    assert_eq!(deadline.source.describe(&files), "default of ingress-nginx");
+    assert_eq!(deadline.describe(&files), "240s (default of ingress-nginx)");
+}
+
+#[test]
+fn haproxy_ingress_settings() {
+    let (files, _, _, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: haproxy-ingress, namespace: ingress}
+spec:
+  template:
+    spec:
+      containers:
+        - name: haproxy-ingress
+          image: quay.io/jcmoraisjr/haproxy-ingress:v0.14.5
+          args: [--configmap=ingress/haproxy-ingress, --track-old-instances, --sort-endpoints-by, ip]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: haproxy-ingress, namespace: ingress}
+data:
+  timeout-stop: 20m
+  close-sessions-duration: "25%"
+"#,
+    );
+    let c = &m.controllers[0];
+    assert_eq!(c.product, Product::HaproxyIngress);
+    assert!(c.flag("track-old-instances").is_some());
+    let sort = c.arg("sort-endpoints-by").unwrap();
+    assert_eq!(sort.value.as_deref(), Some("ip"));
+    assert_eq!(sort.text, "--sort-endpoints-by ip");
+    assert_eq!(
+        c.settings.reload_deadline.as_ref().map(|s| s.value),
+        Some(1_200_000)
+    );
+    assert_eq!(
+        c.settings.close_spread.as_ref().map(|s| s.value),
+        Some(300_000)
+    );
+    let balance = c.settings.balance.as_ref().unwrap();
+    assert_eq!(balance.value, "roundrobin");
+    assert_eq!(
+        balance.source.describe(&files),
+        "default of haproxy-ingress v0.14.5"
+    );
+}
+
+#[test]
+fn haproxy_ingress_balance_by_version() {
+    assert_eq!(
+        haproxy_ingress_balance_default(Version::parse("0.16.0").as_ref()),
+        "random(2)"
+    );
+    assert_eq!(
+        haproxy_ingress_balance_default(Version::parse("v0.15").as_ref()),
+        "roundrobin"
+    );
+    assert_eq!(haproxy_ingress_balance_default(None), "roundrobin");
+}
+
+#[test]
+fn images_and_classes() {
+    assert_eq!(
+        Product::of_image("haproxytech/kubernetes-ingress:1.11"),
+        Some(Product::HaproxyTech)
+    );
+    assert_eq!(
+        Product::of_image("openshift/origin-haproxy-router:v4.0.0"),
+        Some(Product::OpenShift)
+    );
+    assert_eq!(
+        Product::of_image("nginx/nginx-ingress:3.4.0"),
+        Some(Product::NginxInc)
+    );
+    assert_eq!(Product::of_image("nginx:1.25"), None);
+    assert_eq!(
+        Product::of_image("localhost:5000/ingress-nginx/controller"),
+        Some(Product::IngressNginx)
+    );
+    assert_eq!(image_version("localhost:5000/x/y"), None);
+    assert_eq!(
+        image_version("quay.io/jcmoraisjr/haproxy-ingress:v0.6"),
+        Version::parse("0.6")
+    );
+    assert_eq!(
+        Product::of_controller_name("haproxy.org/ingress-controller/haproxy"),
+        Some(Product::HaproxyTech)
+    );
+    assert_eq!(
+        Product::of_annotation("nginx.org/websocket-services"),
+        Some(Product::NginxInc)
+    );
+    assert_eq!(Product::of_annotation("kubernetes.io/ingress.class"), None);
+}
+
+#[test]
+fn openshift_routes_and_ingress_controller() {
+    let (files, _, _, m) = model(
+        r#"
+apiVersion: operator.openshift.io/v1
+kind: IngressController
+metadata:
+  name: default
+  namespace: openshift-ingress-operator
+  annotations:
+    ingress.operator.openshift.io/hard-stop-after: 30m
+spec:
+  tuningOptions:
+    tunnelTimeout: 2h
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata:
+  name: chat
+  annotations:
+    haproxy.router.openshift.io/timeout: 45s
+spec:
+  path: /socket.io
+  to: {kind: Service, name: chat}
+"#,
+    );
+    let route = &m.routes[0];
+    assert_eq!(route.kind, RouteKind::Route);
+    assert_eq!(route.controller, Some(0));
+    assert_eq!(route.read_timeout.as_ref().map(|s| s.value), Some(45_000));
+    let tunnel = route.tunnel_timeout.as_ref().unwrap();
+    assert_eq!(tunnel.value, 7_200_000);
+    assert_eq!(
+        tunnel.source.describe(&files),
+        "`spec.tuningOptions.tunnelTimeout` (t.yaml:11)"
+    );
+    assert_eq!(
+        route.reload_deadline.as_ref().map(|s| s.value),
+        Some(1_800_000)
+    );
+    assert_eq!(
+        route.client_timeout.as_ref().map(|s| s.source.is_default()),
+        Some(true)
+    );
+    let policy = m.controllers[0]
+        .settings
+        .idle_connection_termination
+        .as_ref()
+        .unwrap();
+    assert_eq!(policy.value, "Immediate");
+    assert!(policy.source.is_default());
+    let ll = route.long_lived.as_ref().unwrap();
+    assert_eq!(ll.kind, LongLivedKind::WebSocket);
+    assert!(!ll.declared);
+}
+
+#[test]
+fn long_lived_detection() {
+    let (_, docs, g, m) = model(
+        r#"
+apiVersion: v1
+kind: Service
+metadata:
+  name: feed
+  annotations: {kubegap.io/long-lived: sse}
+spec:
+  selector: {app: feed}
+  ports: [{port: 80}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: feed}
+spec:
+  defaultBackend: {service: {name: feed, port: {number: 80}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: optout
+  annotations:
+    kubegap.io/long-lived: none
+    nginx.ingress.kubernetes.io/proxy-read-timeout: "3600"
+spec:
+  defaultBackend: {service: {name: other, port: {number: 80}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: plain
+  annotations:
+    nginx.ingress.kubernetes.io/proxy-read-timeout: "120"
+spec:
+  rules:
+    - http:
+        paths:
+          - {path: /api/wsdl, pathType: Prefix, backend: {service: {name: x, port: {number: 80}}}}
+"#,
+    );
+    let feed = m.routes[0].long_lived.as_ref().unwrap();
+    assert_eq!(feed.kind, LongLivedKind::Sse);
+    assert!(feed.declared, "declared on the backend Service");
+    assert!(m.routes[1].long_lived.is_none(), "opt-out wins over signs");
+    assert!(
+        m.routes[2].long_lived.is_none(),
+        "120s and /api/wsdl are no signs"
+    );
+    let svc = g.services[0].obj;
+    assert!(long_lived(&g, &docs, svc).is_some());
+    assert_eq!(path_hint("/ws"), Some(LongLivedKind::WebSocket));
+    assert_eq!(path_hint("/v1/socket.io/"), Some(LongLivedKind::WebSocket));
+    assert_eq!(path_hint("/events"), Some(LongLivedKind::Sse));
+    assert_eq!(path_hint("/news"), None);
+    assert_eq!(path_hint("/(ws|api)"), None);
+}
+
+#[test]
+fn load_balancers() {
+    let (files, _, _, m) = model(
+        r#"
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: alb
+  annotations:
+    alb.ingress.kubernetes.io/load-balancer-attributes: routing.http2.enabled=true,idle_timeout.timeout_seconds=600
+    alb.ingress.kubernetes.io/target-type: ip
+    kubegap.io/ping-interval: 30s
+spec:
+  ingressClassName: alb
+  defaultBackend: {service: {name: web, port: {number: 80}}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  annotations:
+    cloud.google.com/backend-config: '{"ports": {"80": "web"}}'
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: cloud.google.com/v1
+kind: BackendConfig
+metadata: {name: web}
+spec: {timeoutSec: 120, connectionDraining: {drainingTimeoutSec: 60}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: gke}
+spec:
+  defaultBackend: {service: {name: web, port: {number: 80}}}
+"#,
+    );
+    let alb = m.routes[0].lb.as_ref().unwrap();
+    assert_eq!(alb.kind, LbKind::Alb);
+    assert_eq!(alb.idle_timeout.as_ref().map(|s| s.value), Some(600_000));
+    assert_eq!(
+        alb.target_type.as_ref().map(|s| s.value.as_str()),
+        Some("ip")
+    );
+    assert_eq!(
+        alb.deregistration_delay
+            .as_ref()
+            .map(|s| s.source.describe(&files)),
+        Some("default of AWS target groups".to_string())
+    );
+    assert_eq!(
+        m.routes[0].ping_interval.as_ref().map(|s| s.value),
+        Some(30_000)
+    );
+    let gke = m.routes[1].lb.as_ref().unwrap();
+    assert_eq!(gke.kind, LbKind::Gclb);
+    assert_eq!(gke.lifetime_cap.as_ref().map(|s| s.value), Some(120_000));
+    assert_eq!(
+        gke.backend_keepalive.as_ref().map(|s| s.value),
+        Some(600_000)
+    );
+}
+
+#[test]
+fn service_load_balancers() {
+    let (_, docs, g, _) = model(
+        r#"
+apiVersion: v1
+kind: Service
+metadata:
+  name: az
+  annotations: {service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout: "10"}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: nlb
+  annotations: {service.beta.kubernetes.io/aws-load-balancer-type: nlb}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: plain}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+"#,
+    );
+    let reader = Reader {
+        graph: &g,
+        documents: &docs,
+    };
+    let az = lb::for_service(&reader, g.services[0].obj).unwrap();
+    assert_eq!(az.kind, LbKind::Azure);
+    assert_eq!(az.idle_timeout.map(|s| s.value), Some(600_000));
+    let nlb = lb::for_service(&reader, g.services[1].obj).unwrap();
+    assert_eq!(nlb.idle_timeout.map(|s| s.value), Some(350_000));
+    assert!(lb::for_service(&reader, g.services[2].obj).is_none());
+}
+
+#[test]
+fn binding_by_controller_default_class() {
+    let base = r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: haproxy-ingress, namespace: ingress}
+spec:
+  template:
+    spec:
+      containers:
+        - {name: c, image: "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0", args: [--configmap=ingress/hi]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: hi, namespace: ingress}
+data: {timeout-stop: 30m}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: chat}
+spec:
+  ingressClassName: haproxy
+  defaultBackend: {service: {name: chat, port: {number: 80}}}
+"#;
+    let (_, _, _, m) = model(base);
+    let route = &m.routes[0];
+    assert_eq!(
+        route.binding,
+        Some(Binding {
+            product: Product::HaproxyIngress,
+            via: Via::Controller(None)
+        })
+    );
+    assert_eq!(
+        route.reload_deadline.as_ref().map(|s| s.value),
+        Some(1_800_000)
+    );
+    // A second HAProxy product on the same default class makes the class ambiguous.
+    let both = format!(
+        "{base}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: hk}}\nspec:\n  template:\n    spec:\n      containers: [{{name: c, image: haproxytech/kubernetes-ingress:1.11}}]\n"
+    );
+    let (_, _, _, m) = model(&both);
+    assert_eq!(m.routes[0].binding, None);
+}
+
+#[test]
+fn openshift_cluster_ingress_config_hard_stop() {
+    let (_, _, _, m) = model(
+        r#"
+apiVersion: config.openshift.io/v1
+kind: Ingress
+metadata:
+  name: cluster
+  annotations: {ingress.operator.openshift.io/hard-stop-after: 45m}
+spec: {domain: apps.example.com}
+---
+apiVersion: operator.openshift.io/v1
+kind: IngressController
+metadata: {name: default, namespace: openshift-ingress-operator}
+spec: {}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: chat}
+spec:
+  to: {kind: Service, name: chat}
+"#,
+    );
+    // The cluster config is not a route; its hard stop applies through the IngressController.
+    assert_eq!(m.routes.len(), 1);
+    assert_eq!(
+        m.routes[0].reload_deadline.as_ref().map(|s| s.value),
+        Some(2_700_000)
+    );
+}
+
+#[test]
+fn missing_config_map_is_noted() {
+    let (_, _, _, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: c, namespace: ingress-nginx}
+spec:
+  template:
+    spec:
+      containers:
+        - {name: c, image: "registry.k8s.io/ingress-nginx/controller:v1.15.1", args: [--configmap=ingress-nginx/elsewhere]}
+"#,
+    );
+    let c = &m.controllers[0];
+    assert_eq!(c.missing_config_map(), Some("ingress-nginx/elsewhere"));
+    let deadline = c.settings.reload_deadline.as_ref().unwrap();
+    assert!(c
+        .assumed_default_note(&deadline.source)
+        .is_some_and(|n| n.contains("`ingress-nginx/elsewhere` is not in the input")));
+}
+
+#[test]
+fn openshift_router_workload_environment() {
+    let (files, _, _, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: router, namespace: default}
+spec:
+  template:
+    spec:
+      containers:
+        - name: router
+          image: openshift/origin-haproxy-router:v4.0.0
+          env:
+            - {name: ROUTER_HARD_STOP_AFTER, value: 2h}
+            - {name: ROUTER_DEFAULT_TUNNEL_TIMEOUT, value: 30m}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: chat}
+spec:
+  to: {kind: Service, name: chat}
+"#,
+    );
+    let route = &m.routes[0];
+    assert_eq!(route.controller, Some(0));
+    let deadline = route.reload_deadline.as_ref().unwrap();
+    assert_eq!(deadline.value, 7_200_000);
+    assert_eq!(
+        deadline.source.describe(&files),
+        "env `ROUTER_HARD_STOP_AFTER` (t.yaml:12)"
+    );
+    assert_eq!(
+        route.tunnel_timeout.as_ref().map(|s| s.value),
+        Some(1_800_000)
+    );
+    assert_eq!(route.read_timeout.as_ref().map(|s| s.value), Some(30_000));
+}
+
+#[test]
+fn haproxytech_controller_class_suffix() {
+    let (_, _, _, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: hk, namespace: haproxy-controller}
+spec:
+  template:
+    spec:
+      containers:
+        - name: c
+          image: haproxytech/kubernetes-ingress:3.0.1
+          args: [--configmap=haproxy-controller/hk, --controller-class=internal]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: hk, namespace: haproxy-controller}
+data: {hard-stop-after: 1h, timeout-tunnel: 2h}
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: internal}
+spec: {controller: haproxy.org/ingress-controller/internal}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: chat
+  annotations: {haproxy.org/timeout-tunnel: 3h}
+spec:
+  ingressClassName: internal
+  defaultBackend: {service: {name: chat, port: {number: 80}}}
+"#,
+    );
+    let route = &m.routes[0];
+    assert_eq!(route.controller, Some(0));
+    assert_eq!(
+        route.reload_deadline.as_ref().map(|s| s.value),
+        Some(3_600_000)
+    );
+    let tunnel = route.tunnel_timeout.as_ref().unwrap();
+    assert_eq!(tunnel.value, 10_800_000);
+    assert!(matches!(tunnel.source, Source::Annotation { .. }));
+}
