@@ -237,8 +237,31 @@ fn lint(args: &LintArgs) -> i32 {
     exit_code(&report, args.fail_on)
 }
 
+/// `kubegap chains`: every timeout chain, one route per block, one line of hops each.
 fn chains(args: &LintArgs) -> i32 {
-    let _ = args;
-    eprintln!("error: `kubegap chains` is not implemented yet");
-    EXIT_ERROR
+    let settings = match settings(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    setup_threads(args);
+    let discovered = walk::discover(&args.paths, forced_kind(args));
+    for e in &discovered.errors {
+        eprintln!("error: {e}");
+    }
+    let workspace = kubegap_core::engine::load(discovered.inputs, &settings);
+    let cx = workspace.context(&settings);
+    let chains = kubegap_core::chain::build(&cx);
+    let text = match args.format {
+        Format::Json => output::chains::json(&workspace.files, &chains),
+        _ => output::chains::text(&workspace.files, &chains),
+    };
+    let written = write_stdout(&text);
+    if !discovered.errors.is_empty() || written != EXIT_OK {
+        EXIT_ERROR
+    } else {
+        EXIT_OK
+    }
 }

@@ -214,7 +214,9 @@ pub fn check(workspace: Workspace, settings: &Settings) -> Report {
         ka.cmp(&kb)
             .then_with(|| label_key(files, &a.labels).cmp(&label_key(files, &b.labels)))
     });
-    findings.dedup();
+    // One finding per cause: the same rule, place and message reached through several routes
+    // (two Ingresses behind one load balancer) is reported once.
+    findings.dedup_by(|a, b| a.rule == b.rule && a.span == b.span && a.message == b.message);
     let summary = Summary {
         files: workspace.files.len(),
         documents: workspace.documents.len(),

@@ -3,6 +3,7 @@
 
 use kubegap_core::{Report, SourceFile, Span};
 
+pub mod chains;
 pub mod github;
 pub mod human;
 pub mod json;

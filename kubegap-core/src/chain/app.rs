@@ -396,14 +396,14 @@ fn detect_container_inner(cx: &Context<'_>, container: NodeRef<'_>) -> Option<Ap
                     low: 5.0,
                     high: 65.0,
                 },
-                "unknown version: 5s before v26, 65s from v26".to_string(),
+                "(version unknown: 5s before v26, 65s from v26)".to_string(),
             ),
         };
         return Some(AppKeepAlive {
             server: Server::Node,
             secs,
             source: format!(
-                "default `keepAliveTimeout` of Node.js ({version}), image `{image}` ({})",
+                "default `keepAliveTimeout` of Node.js {version}; image `{image}` at {}",
                 cx.cite(span)
             ),
             short: String::new(),
@@ -417,7 +417,7 @@ fn detect_container_inner(cx: &Context<'_>, container: NodeRef<'_>) -> Option<Ap
             server: Server::Httpd,
             secs: Secs::exact(5.0),
             source: format!(
-                "default `KeepAliveTimeout` of Apache httpd 2.4 (5s), image `{image}` ({})",
+                "default `KeepAliveTimeout` of Apache httpd 2.4; image `{image}` at {}",
                 cx.cite(span)
             ),
             short: String::new(),

@@ -1,7 +1,7 @@
 //! Chains that start at file configs: nginx `proxy_pass` targets and haproxy.cfg `server`
 //! lines that name a Service of the input through cluster DNS.
 
-use super::{finish_chains, outer_hops, resolve_service, Chain, Hop, Layer, Value};
+use super::{finish_chains, outer_hops, resolve_service, Chain, Hop, Layer, PortRef, Value};
 use crate::haproxy::duration::DurationValue;
 use crate::rule::Context;
 
@@ -96,7 +96,7 @@ pub fn nginx_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                         target.span,
                         &front,
                         service,
-                        target.port,
+                        target.port.map_or(PortRef::Unknown, PortRef::Number),
                         None,
                         out,
                     );
@@ -192,7 +192,11 @@ pub fn haproxy_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                         )
                     }));
                 }
-                let port = address.port.as_deref().and_then(|p| p.parse::<u16>().ok());
+                let port = address
+                    .port
+                    .as_deref()
+                    .and_then(|p| p.parse::<u16>().ok())
+                    .map_or(PortRef::Unknown, PortRef::Number);
                 let mut front = outer_hops(cx);
                 front.push(proxy);
                 let route = format!(

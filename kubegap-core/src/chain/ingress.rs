@@ -1,10 +1,228 @@
 //! Chains that start at Ingresses, Routes and LoadBalancer Services: the cloud load balancer
 //! and the ingress controller, from the effective settings of [`crate::controllers`].
 
-use super::Chain;
+use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Value};
+use crate::controllers::lb::{self, LbKind, LoadBalancer};
+use crate::controllers::{Model, Product, Reader, RouteSettings, Setting};
+use crate::k8s::At;
 use crate::rule::Context;
+
+/// A controller setting as a chain value.
+fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
+    let source = setting.source.describe(cx.files);
+    let span = setting.source.span();
+    let short = match (span, setting.source.is_default()) {
+        (Some(span), false) => cx.cite(span),
+        _ => "default".to_string(),
+    };
+    Value::new(setting.secs(), source, span).at(short)
+}
+
+/// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
+/// input (DOMAIN.md §2.2, §2.4).
+fn default_client_keepalive(product: Product) -> Option<Value> {
+    let (secs, text) = match product {
+        Product::IngressNginx => (75.0, "default `keep-alive` of ingress-nginx"),
+        Product::NginxInc => (75.0, "default `keepalive_timeout` of nginx"),
+        Product::HaproxyTech => (
+            60.0,
+            "default `timeout http-keep-alive` of the HAProxy Kubernetes Ingress Controller",
+        ),
+        Product::HaproxyIngress => (60.0, "default `timeout-keep-alive` of haproxy-ingress"),
+        Product::OpenShift => (
+            300.0,
+            "default `timeout http-keep-alive` of the OpenShift router",
+        ),
+        Product::AwsAlb | Product::Gke => return None,
+    };
+    Some(Value::new(secs, text, None))
+}
+
+/// The load balancer hop.
+fn lb_hop(cx: &Context<'_>, lb: &LoadBalancer) -> Hop {
+    let span = Some(cx.span(cx.obj(lb.obj).at));
+    let mut hop = Hop::new(Layer::LoadBalancer, lb.kind.name(), span);
+    let idle = lb.idle_timeout.as_ref().map(|s| value(cx, s));
+    match lb.kind {
+        LbKind::Gclb => {
+            hop.gclb = true;
+            hop.pool_idle = lb.backend_keepalive.as_ref().map(|s| value(cx, s));
+            // `timeoutSec` is the response timeout, and a WebSocket's whole lifetime.
+            hop.read_timeout = lb.lifetime_cap.as_ref().map(|s| value(cx, s));
+            hop.lifetime = lb.lifetime_cap.as_ref().map(|s| value(cx, s));
+        }
+        LbKind::Alb => {
+            // An L7 load balancer: the idle timeout bounds both sides and pending responses.
+            hop.keepalive.clone_from(&idle);
+            hop.pool_idle.clone_from(&idle);
+            hop.read_timeout = idle;
+        }
+        LbKind::Clb => {
+            // A CLB pools backend connections only with an HTTP(S) listener
+            // (`aws-load-balancer-backend-protocol: http|https`); in TCP mode it is L4.
+            let http = cx
+                .node(cx.obj(lb.obj).at)
+                .path(&[
+                    "metadata",
+                    "annotations",
+                    "service.beta.kubernetes.io/aws-load-balancer-backend-protocol",
+                ])
+                .and_then(|n| n.as_str())
+                .is_some_and(|p| matches!(p, "http" | "https"));
+            if http {
+                hop.keepalive.clone_from(&idle);
+                hop.pool_idle.clone_from(&idle);
+            }
+            hop.read_timeout = idle;
+        }
+        LbKind::Nlb | LbKind::Azure => {
+            // L4: no pool of its own; an idle flow is dropped after the idle timeout.
+            hop.read_timeout = idle;
+        }
+    }
+    hop
+}
+
+/// The in-cluster proxy hop of a route.
+fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Product) -> Hop {
+    let controller = route.controller.and_then(|i| model.controllers.get(i));
+    let span = controller.map(|c| cx.span(cx.obj(c.obj).at));
+    let mut hop = Hop::new(Layer::Proxy, product.name(), span);
+    hop.pool_idle = route
+        .upstream_keepalive_timeout
+        .as_ref()
+        .map(|s| value(cx, s));
+    hop.read_timeout = route
+        .tunnel_timeout
+        .as_ref()
+        .filter(|_| route.long_lived.is_some())
+        .or(route.read_timeout.as_ref())
+        .map(|s| value(cx, s));
+    hop.keepalive = controller
+        .and_then(|c| c.settings.client_keepalive_timeout.as_ref())
+        .map(|s| value(cx, s))
+        .or_else(|| default_client_keepalive(product));
+    hop.lifetime = route.reload_deadline.as_ref().map(|s| value(cx, s));
+    hop
+}
+
+fn declared(cx: &Context<'_>, setting: Option<&Setting<u64>>) -> Option<Value> {
+    setting.map(|s| value(cx, s))
+}
 
 /// Adds the chains of every Ingress, Route and LoadBalancer Service.
 pub fn chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
-    let _ = (cx, out);
+    if cx.k8s.ingresses.is_empty()
+        && cx.k8s.routes.is_empty()
+        && cx
+            .k8s
+            .services
+            .iter()
+            .all(|s| s.service_type != "LoadBalancer")
+    {
+        return;
+    }
+    let model = Model::of(cx);
+    let reader = Reader {
+        graph: cx.k8s,
+        documents: cx.documents,
+    };
+    for route in &model.routes {
+        let obj = cx.obj(route.obj);
+        let mut front = outer_hops(cx);
+        if let Some(lb) = &route.lb {
+            front.push(lb_hop(cx, lb));
+        }
+        if let Some(binding) = route.binding.as_ref() {
+            if !matches!(binding.product, Product::AwsAlb | Product::Gke) {
+                front.push(proxy_hop(cx, &model, route, binding.product));
+            }
+        }
+        // Backends: (service name node, port node, path).
+        let mut backends: Vec<(At, Option<At>, Option<String>)> = Vec::new();
+        if let Some(ingress) = cx.k8s.ingresses.iter().find(|i| i.obj == route.obj) {
+            for b in &ingress.backends {
+                backends.push((b.service_name, b.port, b.path.clone()));
+            }
+        }
+        if let Some(r) = cx.k8s.routes.iter().find(|r| r.obj == route.obj) {
+            if let Some(to) = r.to {
+                backends.push((to, r.target_port, None));
+            }
+        }
+        for (name_at, port_at, path) in backends {
+            let Some(name) = cx.node(name_at).as_str() else {
+                continue;
+            };
+            let Some(service) = cx.k8s.service(&obj.namespace, name) else {
+                continue;
+            };
+            let port = match port_at.map(|p| cx.node(p)) {
+                Some(p) => match p.as_i64() {
+                    Some(n) => u16::try_from(n).map_or(PortRef::Unknown, PortRef::Number),
+                    None => p
+                        .as_str()
+                        .map_or(PortRef::Unknown, |s| PortRef::Name(s.to_string())),
+                },
+                None => PortRef::Unknown,
+            };
+            let route_name = format!(
+                "{} {}/{}{}",
+                obj.kind,
+                obj.namespace,
+                obj.name,
+                path.map(|p| format!(" {p}")).unwrap_or_default()
+            );
+            let before = out.len();
+            finish_chains(
+                cx,
+                &route_name,
+                cx.span(name_at),
+                &front,
+                service,
+                port,
+                route.long_lived.as_ref().map(|l| l.reason.clone()),
+                out,
+            );
+            for chain in &mut out[before..] {
+                chain.ping_interval = chain
+                    .ping_interval
+                    .take()
+                    .or_else(|| declared(cx, route.ping_interval.as_ref()));
+                chain.session_lifetime = chain
+                    .session_lifetime
+                    .take()
+                    .or_else(|| declared(cx, route.session_lifetime.as_ref()));
+            }
+        }
+    }
+    // LoadBalancer Services that do not front an ingress controller.
+    let controller_workloads: Vec<usize> = model.controllers.iter().map(|c| c.obj).collect();
+    for service in &cx.k8s.services {
+        let Some(lb) = lb::for_service(&reader, service.obj) else {
+            continue;
+        };
+        if cx
+            .k8s
+            .service_targets(service)
+            .iter()
+            .any(|w| controller_workloads.contains(&w.obj))
+        {
+            continue;
+        }
+        let o = cx.obj(service.obj);
+        let mut front = outer_hops(cx);
+        front.push(lb_hop(cx, &lb));
+        let route_name = format!("Service {}/{} ({})", o.namespace, o.name, lb.kind.name());
+        finish_chains(
+            cx,
+            &route_name,
+            cx.span(o.at),
+            &front,
+            service,
+            PortRef::Unknown,
+            None,
+            out,
+        );
+    }
 }

@@ -140,12 +140,15 @@ impl Chain {
             .iter()
             .enumerate()
             .map(|(i, hop)| {
-                let value = match (hop.layer, &hop.pool_idle, &hop.keepalive) {
+                let value = match (hop.layer, &hop.keepalive, &hop.pool_idle) {
                     (Layer::Service, _, _) => String::new(),
-                    (Layer::App, _, Some(k)) => format!(" {}", k.brief()),
-                    (_, Some(p), _) => format!(" {}", p.brief()),
-                    (_, None, Some(k)) => format!(" keep-alive {}", k.brief()),
-                    _ => String::new(),
+                    (_, Some(k), Some(p)) if k == p => format!(" idle {}", k.brief()),
+                    (_, Some(k), Some(p)) => {
+                        format!(" keep-alive {}, pool {}", k.brief(), p.brief())
+                    }
+                    (_, Some(k), None) => format!(" keep-alive {}", k.brief()),
+                    (_, None, Some(p)) => format!(" pool {}", p.brief()),
+                    (_, None, None) => String::new(),
                 };
                 let mark = if bad == Some(i) { " ✗" } else { "" };
                 format!("{}{value}{mark}", hop.name)
@@ -255,16 +258,31 @@ pub fn resolve_service<'a>(cx: &Context<'a>, host: &str) -> Option<&'a Service> 
     }
 }
 
-/// The targetPort (as text) of the Service port a proxy reaches on `port` (any port when
-/// unknown and the Service has exactly one).
-pub fn target_port_for(cx: &Context<'_>, service: &Service, port: Option<u16>) -> Option<String> {
+/// How a proxy names the Service port it reaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PortRef {
+    /// By number (`port`).
+    Number(u16),
+    /// By name (Ingress `port.name`).
+    Name(String),
+    /// Not written.
+    Unknown,
+}
+
+/// The targetPort (as text) of the Service port a proxy reaches (any port when unknown and the
+/// Service has exactly one).
+pub fn target_port_for(cx: &Context<'_>, service: &Service, port: &PortRef) -> Option<String> {
     let sp = match port {
-        Some(p) => service
+        PortRef::Number(p) => service
             .ports
             .iter()
-            .find(|sp| sp.port == Some(i64::from(p)))?,
-        None if service.ports.len() == 1 => &service.ports[0],
-        None => return None,
+            .find(|sp| sp.port == Some(i64::from(*p)))?,
+        PortRef::Name(n) => service
+            .ports
+            .iter()
+            .find(|sp| sp.name.as_deref() == Some(n.as_str()))?,
+        PortRef::Unknown if service.ports.len() == 1 => &service.ports[0],
+        PortRef::Unknown => return None,
     };
     match sp.target_port {
         Some(at) => cx.node(at).as_str().map(str::to_string),
@@ -272,18 +290,19 @@ pub fn target_port_for(cx: &Context<'_>, service: &Service, port: Option<u16>) -
     }
 }
 
-/// Appends Service and app hops for `service` to `front`, one chain per recognised app.
+/// Appends Service and app hops for `service` to `front`, one chain per selected workload.
+#[allow(clippy::too_many_arguments)]
 pub fn finish_chains(
     cx: &Context<'_>,
     route: &str,
     anchor: Span,
     front: &[Hop],
     service: &Service,
-    port: Option<u16>,
+    port: PortRef,
     long_lived: Option<String>,
     out: &mut Vec<Chain>,
 ) {
-    let target = target_port_for(cx, service, port);
+    let target = target_port_for(cx, service, &port);
     let mut workloads = cx.k8s.service_targets(service);
     workloads.dedup_by_key(|w| w.obj);
     let service_obj = cx.node(cx.obj(service.obj).at);
@@ -299,6 +318,19 @@ pub fn finish_chains(
             .at(cx.cite(node.span())),
         )
     };
+    if workloads.is_empty() {
+        // The pods are not in the input: the chain still ends at the Service.
+        let mut hops = front.to_vec();
+        hops.push(service_hop(cx, service));
+        out.push(Chain {
+            route: route.to_string(),
+            anchor,
+            hops,
+            long_lived: long_lived.clone(),
+            ping_interval: declared("kubegap.io/ping-interval"),
+            session_lifetime: declared("kubegap.io/session-lifetime"),
+        });
+    }
     for w in workloads {
         let mut hops = front.to_vec();
         hops.push(service_hop(cx, service));

@@ -25,6 +25,7 @@ fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
         haproxy: &[],
         nginx: &[],
         settings: &settings,
+        chains: &[],
     };
     detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source))
 }
@@ -56,7 +57,7 @@ fn gunicorn_flag_env_default_and_config_file() {
     ))
     .unwrap();
     assert_eq!(v, Secs::exact(2.0));
-    assert!(src.starts_with("default of gunicorn (2s"), "{src}");
+    assert!(src.starts_with("default `keepalive` of gunicorn"), "{src}");
     assert_eq!(
         detect_in(&pod(
             "{name: a, image: x, command: [gunicorn, -c, /etc/gunicorn.conf.py, app:app]}"
@@ -72,7 +73,7 @@ fn node_versions_and_next() {
     ))
     .unwrap();
     assert_eq!((s, v), (Server::Node, Secs::exact(5.0)));
-    assert!(src.contains("Node.js (v20)"), "{src}");
+    assert!(src.contains("Node.js v20; image `node:20-alpine` at app.yaml:6"), "{src}");
     let (_, v, _) = detect_in(&pod(
         "{name: a, image: 'node:26', command: [node, server.js]}",
     ))

@@ -81,8 +81,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if keep.secs.high > pool.secs.low {
                 continue;
             }
+            // Point at the inner value when it is written, else at the outer one (the value
+            // the user can change), else at the hop.
+            let primary = keep
+                .span
+                .or(pool.span)
+                .unwrap_or_else(|| point(chain, down, Some(keep)));
             let f = sink.report(
-                point(chain, down, Some(keep)),
+                primary,
                 format!(
                     "{} closes idle connections after {}, but {} in front pools them for {}: it may send requests on connections being closed (502)",
                     d.name,
@@ -91,7 +97,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     pool.show()
                 ),
             );
-            if let Some(span) = pool.span.filter(|s| *s != point(chain, down, Some(keep))) {
+            if let Some(span) = pool.span.filter(|s| *s != primary) {
                 f.label(span, format!("{} pools for {}", u.name, pool.secs.show()));
             }
             f.note(format!("chain: {}", chain.render(Some(down))));

@@ -21,7 +21,25 @@ declare_rule! {
     /// same reason: an outer limit was shorter (seed 000).
     ///
     /// ## Example
+    /// An ingress-nginx controller behind an AWS load balancer whose idle timeout is 60 s, and an
+    /// Ingress that lets its backend take 300 s:
     /// ```yaml,invalid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: ingress-nginx}}
+    ///     spec: {containers: [{name: controller, image: "registry.k8s.io/ingress-nginx/controller:v1.10.0"}]}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata:
+    ///   name: ingress-nginx-controller
+    ///   namespace: ingress-nginx
+    ///   annotations: {service.beta.kubernetes.io/aws-load-balancer-connection-idle-timeout: "60"}
+    /// spec: {type: LoadBalancer, selector: {app: ingress-nginx}, ports: [{port: 80}]}
+    /// ---
     /// apiVersion: v1
     /// kind: Service
     /// metadata: {name: report}
@@ -31,26 +49,31 @@ declare_rule! {
     /// kind: Ingress
     /// metadata:
     ///   name: report
-    ///   annotations:
-    ///     alb.ingress.kubernetes.io/scheme: internet-facing
-    /// spec:
-    ///   ingressClassName: alb
-    ///   defaultBackend: {service: {name: report, port: {number: 80}}}
-    /// ---
-    /// apiVersion: networking.k8s.io/v1
-    /// kind: Ingress
-    /// metadata:
-    ///   name: report-internal
-    ///   annotations:
-    ///     nginx.ingress.kubernetes.io/proxy-read-timeout: "300"
+    ///   annotations: {nginx.ingress.kubernetes.io/proxy-read-timeout: "300"}
     /// spec:
     ///   ingressClassName: nginx
     ///   defaultBackend: {service: {name: report, port: {number: 80}}}
     /// ```
     ///
-    /// Use instead: keep outer timeouts at or above inner ones (raise the ALB's
-    /// `idle_timeout.timeout_seconds`), or stream progress so no hop sits idle.
+    /// Use instead: keep outer timeouts at or above inner ones (here, raise the load balancer's
+    /// idle timeout), or stream progress so that no hop sits idle.
     /// ```yaml,valid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+    /// spec:
+    ///   template:
+    ///     metadata: {labels: {app: ingress-nginx}}
+    ///     spec: {containers: [{name: controller, image: "registry.k8s.io/ingress-nginx/controller:v1.10.0"}]}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata:
+    ///   name: ingress-nginx-controller
+    ///   namespace: ingress-nginx
+    ///   annotations: {service.beta.kubernetes.io/aws-load-balancer-connection-idle-timeout: "310"}
+    /// spec: {type: LoadBalancer, selector: {app: ingress-nginx}, ports: [{port: 80}]}
+    /// ---
     /// apiVersion: v1
     /// kind: Service
     /// metadata: {name: report}
@@ -60,10 +83,9 @@ declare_rule! {
     /// kind: Ingress
     /// metadata:
     ///   name: report
-    ///   annotations:
-    ///     alb.ingress.kubernetes.io/load-balancer-attributes: idle_timeout.timeout_seconds=300
+    ///   annotations: {nginx.ingress.kubernetes.io/proxy-read-timeout: "300"}
     /// spec:
-    ///   ingressClassName: alb
+    ///   ingressClassName: nginx
     ///   defaultBackend: {service: {name: report, port: {number: 80}}}
     /// ```
     pub static CHAIN_REQUEST_TIMEOUT_INVERSION = {

@@ -23,28 +23,43 @@ declare_rule! {
     /// a reload deadline no per-route timeout could lift (seed 000).
     ///
     /// ## Example
-    /// ```nginx,invalid
-    /// events {}
-    /// http {
-    ///     server {
-    ///         listen 80;
-    ///         location /ws { proxy_pass http://chat.default.svc.cluster.local; proxy_read_timeout 30s; }
-    ///     }
-    /// }
+    /// ```yaml,invalid
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata:
+    ///   name: chat
+    ///   annotations: {kubegap.io/ping-interval: 45s}
+    /// spec: {selector: {app: chat}, ports: [{port: 80}]}
+    /// ---
+    /// apiVersion: networking.k8s.io/v1
+    /// kind: Ingress
+    /// metadata:
+    ///   name: chat
+    ///   annotations: {nginx.ingress.kubernetes.io/proxy-read-timeout: "30"}
+    /// spec:
+    ///   ingressClassName: nginx
+    ///   rules: [{http: {paths: [{path: /ws, pathType: Prefix, backend: {service: {name: chat, port: {number: 80}}}}]}}]
     /// ```
-    /// with, in the same run, Service `chat` annotated `kubegap.io/ping-interval: 45s`: nginx cuts
-    /// the socket after 30 s without data, before the next ping.
+    /// ingress-nginx ends the socket after 30 s without data, before the next ping.
     ///
     /// Use instead: keep every idle limit above the ping interval (ideally twice it), and every
     /// lifetime cap above the session lifetime:
-    /// ```nginx,valid
-    /// events {}
-    /// http {
-    ///     server {
-    ///         listen 80;
-    ///         location /ws { proxy_pass http://chat.default.svc.cluster.local; proxy_read_timeout 120s; }
-    ///     }
-    /// }
+    /// ```yaml,valid
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata:
+    ///   name: chat
+    ///   annotations: {kubegap.io/ping-interval: 45s}
+    /// spec: {selector: {app: chat}, ports: [{port: 80}]}
+    /// ---
+    /// apiVersion: networking.k8s.io/v1
+    /// kind: Ingress
+    /// metadata:
+    ///   name: chat
+    ///   annotations: {nginx.ingress.kubernetes.io/proxy-read-timeout: "120"}
+    /// spec:
+    ///   ingressClassName: nginx
+    ///   rules: [{http: {paths: [{path: /ws, pathType: Prefix, backend: {service: {name: chat, port: {number: 80}}}}]}}]
     /// ```
     pub static CHAIN_WEBSOCKET_IDLE_BUDGET = {
         id: "chain-websocket-idle-budget",
