@@ -4,7 +4,9 @@
 //! These read the YAML nodes the graph already points at, so the graph's structs stay as they
 //! are. Every walk is over a fixed shape (no recursion over user-controlled depth).
 
-use crate::k8s::{At, Graph, Hpa, LabelSelector, ObjId, Workload};
+use std::collections::BTreeMap;
+
+use crate::k8s::{At, Graph, Hpa, LabelSelector, ObjId, Service, Workload};
 use crate::yaml::{Document, NodeRef};
 
 /// The hostname topology key: one pod per node.
@@ -126,12 +128,55 @@ pub fn has_replicas(kind: &str) -> bool {
     )
 }
 
-/// The HPA that scales a workload, if any.
-pub fn hpa_of<'g>(graph: &'g Graph, workload: &Workload) -> Option<&'g Hpa> {
-    graph
-        .hpas
-        .iter()
-        .find(|h| graph.hpa_target(h).is_some_and(|w| w.obj == workload.obj))
+/// Workload links resolved once per rule run: the graph's helpers scan every object, so a
+/// rule that asked them once per workload would be quadratic (or worse) in the input size.
+#[derive(Debug, Default)]
+pub struct Links<'g> {
+    services: BTreeMap<ObjId, Vec<&'g Service>>,
+    hpas: BTreeMap<ObjId, &'g Hpa>,
+    pdbs: BTreeMap<ObjId, usize>,
+}
+
+impl<'g> Links<'g> {
+    /// Resolves Service selectors, HPA targets and PDB selectors over the whole graph.
+    pub fn new(graph: &'g Graph) -> Links<'g> {
+        let mut links = Links::default();
+        for service in &graph.services {
+            for workload in graph.service_targets(service) {
+                links
+                    .services
+                    .entry(workload.obj)
+                    .or_default()
+                    .push(service);
+            }
+        }
+        for hpa in &graph.hpas {
+            if let Some(workload) = graph.hpa_target(hpa) {
+                links.hpas.entry(workload.obj).or_insert(hpa);
+            }
+        }
+        for pdb in &graph.pdbs {
+            for workload in graph.pdb_targets(pdb) {
+                *links.pdbs.entry(workload.obj).or_default() += 1;
+            }
+        }
+        links
+    }
+
+    /// Services that select the workload, in input order.
+    pub fn services_of(&self, workload: &Workload) -> &[&'g Service] {
+        self.services.get(&workload.obj).map_or(&[], Vec::as_slice)
+    }
+
+    /// The HPA that scales the workload, if any (the first one in input order).
+    pub fn hpa_of(&self, workload: &Workload) -> Option<&'g Hpa> {
+        self.hpas.get(&workload.obj).copied()
+    }
+
+    /// Whether some PodDisruptionBudget selects the workload's pods.
+    pub fn has_pdb(&self, workload: &Workload) -> bool {
+        self.pdbs.contains_key(&workload.obj)
+    }
 }
 
 /// The written replica count of a workload, ignoring HPAs: `spec.replicas`, the default 1, or
@@ -162,8 +207,13 @@ pub fn written_replicas(graph: &Graph, docs: &[Document], workload: &Workload) -
 
 /// The floor of a workload's replica count: the HPA's `minReplicas` when an HPA scales it,
 /// else [`written_replicas`].
-pub fn min_replicas(graph: &Graph, docs: &[Document], workload: &Workload) -> Option<Replicas> {
-    if let Some(hpa) = hpa_of(graph, workload) {
+pub fn min_replicas(
+    graph: &Graph,
+    docs: &[Document],
+    links: &Links<'_>,
+    workload: &Workload,
+) -> Option<Replicas> {
+    if let Some(hpa) = links.hpa_of(workload) {
         let node = graph
             .node(docs, graph.objects[hpa.obj].at)
             .path(&["spec", "minReplicas"]);
@@ -195,9 +245,10 @@ pub fn min_replicas(graph: &Graph, docs: &[Document], workload: &Workload) -> Op
 pub fn max_replicas(
     graph: &Graph,
     docs: &[Document],
+    links: &Links<'_>,
     workload: &Workload,
 ) -> Option<(i64, Option<ObjId>)> {
-    if let Some(hpa) = hpa_of(graph, workload) {
+    if let Some(hpa) = links.hpa_of(workload) {
         return hpa.max_replicas.map(|m| (m, Some(hpa.obj)));
     }
     written_replicas(graph, docs, workload).map(|r| (r.count, None))
@@ -384,9 +435,14 @@ pub struct Exposure {
 
 /// How a workload is exposed behind a load balancer or an ingress: LoadBalancer Services that
 /// select it, Ingress backends and Routes that name such a Service. Sorted by object id.
-pub fn exposures(graph: &Graph, docs: &[Document], workload: &Workload) -> Vec<Exposure> {
+pub fn exposures(
+    graph: &Graph,
+    docs: &[Document],
+    links: &Links<'_>,
+    workload: &Workload,
+) -> Vec<Exposure> {
     let mut out = Vec::new();
-    for service in graph.services_of(workload) {
+    for service in links.services_of(workload) {
         let sobj = &graph.objects[service.obj];
         if service.service_type == "LoadBalancer" {
             let type_node =

@@ -174,7 +174,16 @@ fn check_pod_spec(sink: &mut Sink, spec: NodeRef<'_>, owner: &str) {
         .iter()
         .any(|k| k.as_str() == Some("node-role.kubernetes.io/control-plane"));
     for key in tolerations {
-        if has_control_plane && key.as_str() == Some("node-role.kubernetes.io/master") {
+        if key.as_str() == Some("node-role.kubernetes.io/master") {
+            // A taint, not a label: tolerating it is harmless, but without the new taint's
+            // toleration the pods no longer run on control-plane nodes.
+            if !has_control_plane {
+                sink.report(
+                    key.span(),
+                    format!("a toleration of {owner} names the taint `node-role.kubernetes.io/master`, which control-plane nodes no longer carry since Kubernetes 1.25"),
+                )
+                .help("tolerate `node-role.kubernetes.io/control-plane` (keep the old key too while older clusters remain)");
+            }
             continue;
         }
         report(sink, key, "a toleration", owner);

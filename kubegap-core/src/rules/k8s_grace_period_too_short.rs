@@ -97,9 +97,10 @@ fn deregistration_delay(attributes: &str) -> Option<i64> {
 /// node to label (annotation value or target-type value), and the exposing object.
 fn lb_delay<'a>(
     cx: &Context<'a>,
+    links: &pod::Links<'_>,
     workload: &crate::k8s::Workload,
 ) -> Option<(i64, NodeRef<'a>, crate::k8s::ObjId, bool)> {
-    for exposure in pod::exposures(cx.k8s, cx.documents, workload) {
+    for exposure in pod::exposures(cx.k8s, cx.documents, links, workload) {
         let object = cx.node(cx.obj(exposure.obj).at);
         let (target_key, attrs_key) = if exposure.obj == exposure.service {
             (
@@ -133,6 +134,7 @@ fn lb_delay<'a>(
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let links = pod::Links::new(cx.k8s);
     for workload in &cx.k8s.workloads {
         if matches!(cx.obj(workload.obj).kind.as_str(), "Job" | "CronJob") {
             continue;
@@ -174,7 +176,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 sleep + 15
             ));
         }
-        let Some((delay, node, lb, written)) = lb_delay(cx, workload) else {
+        let Some((delay, node, lb, written)) = lb_delay(cx, &links, workload) else {
             continue;
         };
         if grace >= delay {

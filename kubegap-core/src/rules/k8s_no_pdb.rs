@@ -94,27 +94,23 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     if cx.k8s.pdbs.is_empty() && !cx.settings.complete {
         return;
     }
+    let links = pod::Links::new(cx.k8s);
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if kind != "Deployment" && kind != "StatefulSet" {
             continue;
         }
-        let services = cx.k8s.services_of(workload);
+        let services = links.services_of(workload);
         let Some(service) = services.first() else {
             continue;
         };
-        let Some(replicas) = pod::min_replicas(cx.k8s, cx.documents, workload) else {
+        let Some(replicas) = pod::min_replicas(cx.k8s, cx.documents, &links, workload) else {
             continue;
         };
         if replicas.count < 2 {
             continue;
         }
-        if cx
-            .k8s
-            .pdbs
-            .iter()
-            .any(|p| cx.k8s.pdb_targets(p).iter().any(|w| w.obj == workload.obj))
-        {
+        if links.has_pdb(workload) {
             continue;
         }
         let span = replicas.at().map_or_else(

@@ -84,8 +84,9 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let links = pod::Links::new(cx.k8s);
     for workload in &cx.k8s.workloads {
-        let services = cx.k8s.services_of(workload);
+        let services = links.services_of(workload);
         let Some(service) = services.first() else {
             continue;
         };

@@ -85,6 +85,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         return;
     };
     let nodes = i64::from(nodes);
+    let links = pod::Links::new(cx.k8s);
     for workload in &cx.k8s.workloads {
         let anti = pod::host_anti_affinity(cx.k8s, cx.documents, workload);
         let Some(term) = anti.required.first() else {
@@ -97,7 +98,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let label = "at most one pod per node: required anti-affinity on `kubernetes.io/hostname`";
         let help = "use a preferred anti-affinity term or `topologySpreadConstraints` with `whenUnsatisfiable: ScheduleAnyway`, or add nodes";
         let nodes_note = format!("the cluster has {nodes} schedulable node(s) (`--nodes`)");
-        if let Some(hpa) = pod::hpa_of(cx.k8s, workload) {
+        if let Some(hpa) = links.hpa_of(workload) {
             let Some(max) = hpa.max_replicas.filter(|m| *m > nodes) else {
                 continue;
             };

@@ -113,16 +113,17 @@ fn strategy_paths(
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let links = pod::Links::new(cx.k8s);
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         let Some((type_path, max_path, default_max)) = strategy_paths(kind) else {
             continue;
         };
-        let services = cx.k8s.services_of(workload);
+        let services = links.services_of(workload);
         let Some(service) = services.first() else {
             continue;
         };
-        let Some(replicas) = pod::min_replicas(cx.k8s, cx.documents, workload) else {
+        let Some(replicas) = pod::min_replicas(cx.k8s, cx.documents, &links, workload) else {
             continue;
         };
         if replicas.count < 1 {
