@@ -8,7 +8,8 @@ declare_rule! {
     ///
     /// ## What it does
     /// Flags a PodDisruptionBudget whose `maxUnavailable` is `0` or `0%`, or whose
-    /// `minAvailable` is `100%` or at least the number of pods it covers. The pod count is
+    /// `minAvailable` is `100%` or at least the number of pods it covers (both fields are
+    /// checked even when both are written, which the API server rejects anyway). The pod count is
     /// the sum over the workloads its selector matches in the input, each counted at its floor:
     /// the HPA's `minReplicas` when an HPA scales it, else `replicas` (default 1).
     /// Percentages are rounded up, as the disruption controller does.
@@ -86,8 +87,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     format!("`maxUnavailable: {amount}` in {describe} allows no eviction, so node drains hang"),
                 )
                 .help("allow at least one disruption (`maxUnavailable: 1`) and run enough replicas to absorb it");
+                continue;
             }
-            continue;
         }
         let Some(at) = pdb.min_available else {
             continue;
