@@ -18,7 +18,10 @@ declare_rule! {
     ///   `service.beta.kubernetes.io/aws-load-balancer-nlb-target-type: ip`) and the grace
     ///   period is shorter than the target group's deregistration delay
     ///   (`deregistration_delay.timeout_seconds` in the `target-group-attributes` annotation,
-    ///   300 s by default): the pod is killed while the load balancer still drains it.
+    ///   300 s by default), or than the GKE connection draining of the BackendConfig that the
+    ///   Service's `cloud.google.com/backend-config` annotation names
+    ///   (`connectionDraining.drainingTimeoutSec`): the pod is killed while the load balancer
+    ///   still drains it.
     ///
     /// ## Why is this bad?
     /// The drain never finishes: in-flight requests and kept-alive connections are cut with
@@ -93,14 +96,78 @@ fn deregistration_delay(attributes: &str) -> Option<i64> {
     })
 }
 
-/// The deregistration delay of an AWS IP-target load balancer in front of the pods: seconds, the
-/// node to label (annotation value or target-type value), and the exposing object.
+/// How long a load balancer in front of the pods keeps draining a removed pod.
+struct Drain<'a> {
+    /// Seconds.
+    seconds: i64,
+    /// The node to label (annotation value, target type, or BackendConfig field).
+    node: NodeRef<'a>,
+    /// What the label says.
+    label: String,
+    /// The exposing object.
+    lb: crate::k8s::ObjId,
+    /// What to change, for the help.
+    knob: &'static str,
+}
+
+/// GKE connection draining: the `drainingTimeoutSec` of the BackendConfig that a Service's
+/// `cloud.google.com/backend-config` annotation names (`{"default": NAME}` or `{"ports": {…}}`).
+fn gke_draining<'a>(
+    cx: &Context<'a>,
+    service: crate::k8s::ObjId,
+) -> Option<(i64, NodeRef<'a>, String)> {
+    let object = cx.node(cx.obj(service).at);
+    let text = annotation(object, "cloud.google.com/backend-config")
+        .or_else(|| annotation(object, "beta.cloud.google.com/backend-config"))?
+        .as_str()?;
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut names: Vec<&str> = value
+        .get("default")
+        .and_then(|v| v.as_str())
+        .into_iter()
+        .collect();
+    if let Some(ports) = value.get("ports").and_then(|p| p.as_object()) {
+        names.extend(ports.values().filter_map(|v| v.as_str()));
+    }
+    let namespace = &cx.obj(service).namespace;
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let id = *cx.k8s.find("BackendConfig", namespace, name).first()?;
+            let node = cx.node(cx.obj(id).at).path(&[
+                "spec",
+                "connectionDraining",
+                "drainingTimeoutSec",
+            ])?;
+            Some((
+                node.as_i64()?,
+                node,
+                format!("connection draining of BackendConfig `{name}`"),
+            ))
+        })
+        .max_by_key(|(seconds, _, _)| *seconds)
+}
+
+/// The longest known drain of a load balancer in front of the pods: AWS IP targets
+/// (deregistration delay, default 300 s) or GKE connection draining.
 fn lb_delay<'a>(
     cx: &Context<'a>,
     links: &pod::Links<'_>,
     workload: &crate::k8s::Workload,
-) -> Option<(i64, NodeRef<'a>, crate::k8s::ObjId, bool)> {
+) -> Option<Drain<'a>> {
+    let mut best: Option<Drain<'a>> = None;
     for exposure in pod::exposures(cx.k8s, cx.documents, links, workload) {
+        if let Some((seconds, node, label)) = gke_draining(cx, exposure.service) {
+            if best.as_ref().is_none_or(|b| seconds > b.seconds) {
+                best = Some(Drain {
+                    seconds,
+                    node,
+                    label: format!("{label}: {seconds}s"),
+                    lb: exposure.obj,
+                    knob: "`connectionDraining.drainingTimeoutSec`",
+                });
+            }
+        }
         let object = cx.node(cx.obj(exposure.obj).at);
         let (target_key, attrs_key) = if exposure.obj == exposure.service {
             (
@@ -121,16 +188,31 @@ fn lb_delay<'a>(
         let Some(target) = find(target_key).filter(|t| t.as_str() == Some("ip")) else {
             continue;
         };
-        return Some(
-            match find(attrs_key)
-                .and_then(|a| a.as_str().and_then(deregistration_delay).map(|d| (d, a)))
-            {
-                Some((delay, node)) => (delay, node, exposure.obj, true),
-                None => (DEFAULT_DEREGISTRATION_DELAY, target, exposure.obj, false),
+        let drain = match find(attrs_key)
+            .and_then(|a| a.as_str().and_then(deregistration_delay).map(|d| (d, a)))
+        {
+            Some((seconds, node)) => Drain {
+                seconds,
+                node,
+                label: format!("deregistration delay {seconds}s"),
+                lb: exposure.obj,
+                knob: "the target group's `deregistration_delay.timeout_seconds`",
             },
-        );
+            None => Drain {
+                seconds: DEFAULT_DEREGISTRATION_DELAY,
+                node: target,
+                label: format!(
+                    "IP targets; the deregistration delay defaults to {DEFAULT_DEREGISTRATION_DELAY}s"
+                ),
+                lb: exposure.obj,
+                knob: "the target group's `deregistration_delay.timeout_seconds`",
+            },
+        };
+        if best.as_ref().is_none_or(|b| drain.seconds > b.seconds) {
+            best = Some(drain);
+        }
     }
-    None
+    best
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
@@ -176,9 +258,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 sleep + 15
             ));
         }
-        let Some((delay, node, lb, written)) = lb_delay(cx, &links, workload) else {
+        let Some(drain) = lb_delay(cx, &links, workload) else {
             continue;
         };
+        let delay = drain.seconds;
         if grace >= delay {
             continue;
         }
@@ -191,23 +274,21 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             },
             |n| n.span(),
         );
-        let source = if written {
-            format!("deregistration delay {delay}s")
-        } else {
-            format!("IP targets; the deregistration delay defaults to {delay}s")
-        };
         let f = sink.report(
             span,
             format!(
                 "{describe} is killed {grace}s after termination starts, but {} keeps draining its pods for {delay}s",
-                cx.describe(lb)
+                cx.describe(drain.lb)
             ),
         );
-        f.label(node.span(), source);
+        f.label(drain.node.span(), drain.label);
         if grace_node.is_none() {
             f.note(grace_origin);
         }
-        f.help("lower the target group's `deregistration_delay.timeout_seconds` below the grace period, or raise `terminationGracePeriodSeconds` above it");
+        f.help(format!(
+            "lower {} below the grace period, or raise `terminationGracePeriodSeconds` above it",
+            drain.knob
+        ));
     }
 }
 

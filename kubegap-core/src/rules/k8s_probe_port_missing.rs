@@ -11,9 +11,9 @@ declare_rule! {
     /// `tcpSocket` or `grpc` port, checks the container's own `ports`:
     /// - a named port must be the `name` of one of them (the kubelet resolves it there, and
     ///   fails the probe otherwise);
-    /// - a numbered port must be one of the `containerPort`s, when the container declares
-    ///   ports at all (a container that declares none is not flagged: the kubelet probes
-    ///   undeclared numbers);
+    /// - a numbered port should be one of the `containerPort`s, when the container declares
+    ///   ports at all. The kubelet probes undeclared numbers, so this is reported as info
+    ///   (a container that declares no ports is not flagged);
     /// - the port must not be a UDP port: probes connect over TCP.
     ///
     /// ## Why is this bad?
@@ -63,6 +63,15 @@ declare_rule! {
     }
 }
 
+/// An `IANA_SVC_NAME`: at most 15 lowercase letters, digits and dashes, with a letter.
+fn is_port_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 15
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && s.bytes().any(|b| b.is_ascii_lowercase())
+}
+
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for workload in &cx.k8s.workloads {
         for container in workload.containers.iter().filter(|c| !c.init) {
@@ -91,7 +100,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         ports.iter().find(|(p, _)| p.number == Some(number)),
                     )
                 } else {
-                    let Some(name) = port.as_str().filter(|s| !s.is_empty()) else {
+                    // Template left-overs (`${PORT}`, `{{ .port }}`) are not port names.
+                    let Some(name) = port.as_str().filter(|s| is_port_name(s)) else {
                         continue;
                     };
                     (
@@ -133,6 +143,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                             port.span(),
                             format!("the {probe_name} ({handler}) of {describe} uses {what}, which the container does not declare"),
                         );
+                        if port.as_i64().is_some() {
+                            // The kubelet probes an undeclared number all the same: the probe
+                            // works, the port is only undocumented (or the probe is stale).
+                            f.severity(Severity::Info);
+                            f.note("the kubelet probes undeclared port numbers, so this works today; it breaks silently when the container's ports are renumbered");
+                        }
                         if let Some(span) = ports_label {
                             let text = if list.is_empty() {
                                 "the container declares no ports".to_string()
