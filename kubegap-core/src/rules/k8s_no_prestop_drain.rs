@@ -3,6 +3,7 @@
 
 use crate::k8s::pod::{self, PreStop};
 use crate::rule::prelude::*;
+use crate::yaml::NodeRef;
 
 declare_rule! {
     /// A workload behind a load balancer or ingress has no preStop hook to wait for endpoint
@@ -12,8 +13,9 @@ declare_rule! {
     /// For each workload that a LoadBalancer Service, or an Ingress or Route through its
     /// Service, sends traffic to, flags serving containers without a preStop hook, or with a
     /// `sleep` of 0 seconds. Serving containers are those that declare ports (all containers
-    /// when none does). Any other preStop (a `sleep` action, an exec command, an HTTP call) is
-    /// taken as a drain: kubegap cannot see how long a script waits.
+    /// when none does). A `sleep` action or an exec command that runs `sleep N` is a drain.
+    /// Any other hook (`nginx -s quit`, a script, an HTTP call) is reported as info: kubegap
+    /// cannot see whether it waits. ingress-nginx's `/wait-shutdown` is known to wait.
     ///
     /// ## Why is this bad?
     /// When a pod is deleted, the kubelet's SIGTERM and the removal of the pod from endpoints,
@@ -90,6 +92,40 @@ declare_rule! {
     }
 }
 
+/// A serving container's preStop, as far as this rule goes.
+enum Hook<'a> {
+    /// No preStop.
+    Missing,
+    /// `sleep: {seconds: 0}` or `sleep 0`.
+    ZeroSleep(NodeRef<'a>),
+    /// A hook that does not sleep: what it runs, and the node to point at.
+    NoSleep(String, NodeRef<'a>),
+}
+
+/// Drain helpers that wait for endpoint removal themselves.
+const WAITING_HELPERS: &[&str] = &["/wait-shutdown"];
+
+/// A preStop hook that is neither a sleep action nor an exec sleep: what it runs and where.
+/// `None` for known helpers that wait (ingress-nginx's `/wait-shutdown`).
+fn other_hook(hook: NodeRef<'_>) -> Option<(String, NodeRef<'_>)> {
+    if let Some(command) = hook.path(&["exec", "command"]) {
+        let words: Vec<&str> = command.items().filter_map(|w| w.as_str()).collect();
+        if words
+            .iter()
+            .any(|w| WAITING_HELPERS.iter().any(|h| w.contains(h)))
+        {
+            return None;
+        }
+        let text = words.join(" ");
+        let text: String = text.chars().take(60).collect();
+        return Some((format!("`{text}`"), command));
+    }
+    if let Some((key, _)) = hook.get_entry("httpGet") {
+        return Some(("an HTTP call".to_string(), key));
+    }
+    Some(("a hook".to_string(), hook))
+}
+
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let links = pod::Links::new(cx.k8s);
     for workload in &cx.k8s.workloads {
@@ -108,10 +144,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
             let node = cx.node(container.at);
-            let zero_sleep = match pod::pre_stop(node) {
-                None => None,
-                Some(PreStop::Sleep(0, n)) => Some(n),
-                Some(_) => continue,
+            let hook = match pod::pre_stop(node) {
+                None => Hook::Missing,
+                Some(PreStop::Sleep(0, n)) => Hook::ZeroSleep(n),
+                Some(PreStop::Sleep(..)) => continue,
+                Some(PreStop::Other(hook)) => match other_hook(hook) {
+                    Some((what, n)) => Hook::NoSleep(what, n),
+                    None => continue,
+                },
             };
             let exposed_by = if exposure.obj == exposure.service {
                 format!("{} (type LoadBalancer)", cx.describe(exposure.obj))
@@ -125,8 +165,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let name_span = node
                 .get("name")
                 .map_or_else(|| cx.span(container.at), |n| n.span());
-            let (span, message) = match zero_sleep {
-                Some(n) => (
+            let hint_only = matches!(hook, Hook::NoSleep(..));
+            let (span, message) = match hook {
+                Hook::ZeroSleep(n) => (
                     n.span(),
                     format!(
                         "the preStop of container `{}` of {} sleeps 0s, so it gets SIGTERM while {exposed_by} still sends it requests",
@@ -134,7 +175,15 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         cx.describe(workload.obj)
                     ),
                 ),
-                None => (
+                Hook::NoSleep(what, n) => (
+                    n.span(),
+                    format!(
+                        "the preStop of container `{}` of {} runs {what} and does not sleep, so it may stop serving while {exposed_by} still sends it requests",
+                        container.name,
+                        cx.describe(workload.obj)
+                    ),
+                ),
+                Hook::Missing => (
                     name_span,
                     format!(
                         "container `{}` of {} has no preStop drain, so it gets SIGTERM while {exposed_by} still sends it requests",
@@ -143,8 +192,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     ),
                 ),
             };
-            sink.report(span, message)
-                .label(cx.span(exposure.at), "sends traffic to these pods")
+            let f = sink.report(span, message);
+            if hint_only {
+                // kubegap cannot see inside a script: a hint, not a warning.
+                f.severity(Severity::Info);
+            }
+            f.label(cx.span(exposure.at), "sends traffic to these pods")
                 .note("endpoint removal and SIGTERM happen in parallel; in-flight and new requests get 502/503")
                 .help("add `lifecycle: {preStop: {sleep: {seconds: 15}}}` (Kubernetes 1.30+) or an exec `sleep`, and keep `terminationGracePeriodSeconds` above it");
         }
