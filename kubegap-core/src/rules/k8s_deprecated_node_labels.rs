@@ -4,8 +4,7 @@ use crate::rule::prelude::*;
 use crate::yaml::NodeRef;
 
 declare_rule! {
-    /// Node selectors, affinities, spread constraints or tolerations use node labels that
-    /// Kubernetes has removed or deprecated.
+    /// Pods are scheduled on node labels that Kubernetes removed or deprecated.
     ///
     /// ## What it does
     /// Looks in every pod template at `nodeSelector` keys, node-affinity `matchExpressions`

@@ -4,8 +4,7 @@ use crate::k8s::pod;
 use crate::rule::prelude::*;
 
 declare_rule! {
-    /// An ingress controller or proxy workload with several replicas that may all land on one
-    /// node.
+    /// Proxy replicas that nothing keeps on different nodes.
     ///
     /// ## What it does
     /// Finds proxy workloads by the image of their first container: ingress-nginx and the

@@ -5,8 +5,7 @@ use crate::k8s::pod;
 use crate::rule::prelude::*;
 
 declare_rule! {
-    /// A LoadBalancer Service with `externalTrafficPolicy: Local` selects pods that are not
-    /// spread over nodes.
+    /// `externalTrafficPolicy: Local` in front of pods that are not spread over nodes.
     ///
     /// ## What it does
     /// For each `type: LoadBalancer` Service with `externalTrafficPolicy: Local`, flags the

@@ -5,8 +5,7 @@ use crate::rule::prelude::*;
 use crate::yaml::NodeRef;
 
 declare_rule! {
-    /// `terminationGracePeriodSeconds` is not longer than the preStop sleep, or is below the
-    /// load balancer's deregistration delay.
+    /// A grace period that ends before the preStop sleep or the load balancer's drain does.
     ///
     /// ## What it does
     /// Reads `terminationGracePeriodSeconds` (30 when omitted) and flags a workload when:

@@ -6,8 +6,7 @@ use crate::rule::prelude::*;
 use crate::yaml::NodeRef;
 
 declare_rule! {
-    /// A workload behind a load balancer or ingress has no preStop hook to wait for endpoint
-    /// removal.
+    /// A load-balanced container with no preStop sleep to wait for endpoint removal.
     ///
     /// ## What it does
     /// For each workload that a LoadBalancer Service, or an Ingress or Route through its

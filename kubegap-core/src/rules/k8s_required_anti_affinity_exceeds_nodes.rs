@@ -4,8 +4,7 @@ use crate::k8s::pod;
 use crate::rule::prelude::*;
 
 declare_rule! {
-    /// Required hostname anti-affinity with more replicas than nodes: the extra pods stay
-    /// Pending.
+    /// One pod per node is required, and there are more pods than nodes.
     ///
     /// ## What it does
     /// Runs only when the node count is known (`--nodes N` or the configuration). For each
