@@ -96,7 +96,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let describe = cx.describe(workload.obj);
         let label = "at most one pod per node: required anti-affinity on `kubernetes.io/hostname`";
         let help = "use a preferred anti-affinity term or `topologySpreadConstraints` with `whenUnsatisfiable: ScheduleAnyway`, or add nodes";
-        let nodes_note = format!("the cluster has {nodes} schedulable node(s) (`--nodes`)");
+        let nodes_note =
+            format!("the cluster has {nodes} schedulable node(s) (`--nodes` or the configuration)");
         if let Some(hpa) = links.hpa_of(workload) {
             let Some(max) = hpa.max_replicas.filter(|m| *m > nodes) else {
                 continue;
