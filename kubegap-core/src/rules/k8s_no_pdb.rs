@@ -144,3 +144,51 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         f.note(why).help("add a PodDisruptionBudget with `maxUnavailable: 1` selecting the pod template's labels");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{lint, FileKind, Input, Settings};
+
+    const APP: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: example/web:1.0}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+";
+
+    fn hits(complete: bool) -> usize {
+        let settings = Settings {
+            select: Some(vec!["k8s-no-pdb".to_string()]),
+            complete,
+            ..Settings::default()
+        };
+        let input = Input {
+            name: "app.yaml".to_string(),
+            path: None,
+            bytes: APP.as_bytes().to_vec(),
+            kind: FileKind::Yaml,
+        };
+        lint(vec![input], &settings)
+            .findings
+            .iter()
+            .filter(|f| f.rule == "k8s-no-pdb")
+            .count()
+    }
+
+    /// Without any budget in the input, only `--complete` makes the absence meaningful.
+    #[test]
+    fn complete_input_turns_the_rule_on() {
+        assert_eq!(hits(false), 0);
+        assert_eq!(hits(true), 1);
+    }
+}
