@@ -3,7 +3,8 @@
 //! - ids are unique kebab-case and `RULES` is sorted;
 //! - every doc has the required sections;
 //! - every fenced example tagged `<yaml|haproxy|nginx>,invalid` makes its rule fire, and every
-//!   `…,valid` example makes it stay silent without parse errors (docs whose examples are tests).
+//!   `…,valid` example makes it stay silent without parse errors (docs whose examples are tests);
+//! - a `text,settings` block (`nodes = 3`, `complete = true`) applies to the examples after it.
 
 use kubegap_core::rules::RULES;
 use kubegap_core::{lint, FileKind, Input, Settings};
@@ -24,6 +25,9 @@ fn examples(docs: &str) -> Vec<(String, bool, String)> {
             let tag = parts.next().map(str::trim);
             if matches!(tag, Some("valid" | "invalid")) {
                 current = Some((lang, tag == Some("valid"), String::new()));
+            } else if tag == Some("settings") {
+                // Settings for the examples that follow (`nodes = 3`, `complete = true`).
+                current = Some(("settings".to_string(), false, String::new()));
             } else {
                 current = Some((String::new(), false, String::new()));
             }
@@ -88,7 +92,7 @@ fn doc_examples_behave_as_documented() {
     for rule in RULES {
         let examples = examples(rule.docs);
         assert!(
-            examples.iter().any(|e| !e.1),
+            examples.iter().any(|e| !e.1 && e.0 != "settings"),
             "{}: no invalid example",
             rule.id
         );
@@ -97,7 +101,18 @@ fn doc_examples_behave_as_documented() {
             "{}: no valid example",
             rule.id
         );
+        let mut example_settings = Settings::default();
         for (i, (lang, valid, code)) in examples.into_iter().enumerate() {
+            if lang == "settings" {
+                for line in code.lines() {
+                    match line.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
+                        Some(("nodes", v)) => example_settings.nodes = v.parse().ok(),
+                        Some(("complete", v)) => example_settings.complete = v == "true",
+                        _ => {}
+                    }
+                }
+                continue;
+            }
             let kind = match lang.as_str() {
                 "yaml" | "json" => FileKind::Yaml,
                 "haproxy" => FileKind::Haproxy,
@@ -106,7 +121,7 @@ fn doc_examples_behave_as_documented() {
             };
             let settings = Settings {
                 select: Some(vec![rule.id.to_string(), "parse-error".to_string()]),
-                ..Settings::default()
+                ..example_settings.clone()
             };
             let input = Input {
                 name: format!("{}-example-{i}", rule.id),

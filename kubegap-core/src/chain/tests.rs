@@ -73,7 +73,10 @@ fn node_versions_and_next() {
     ))
     .unwrap();
     assert_eq!((s, v), (Server::Node, Secs::exact(5.0)));
-    assert!(src.contains("Node.js v20; image `node:20-alpine` at app.yaml:6"), "{src}");
+    assert!(
+        src.contains("Node.js v20; image `node:20-alpine` at app.yaml:6"),
+        "{src}"
+    );
     let (_, v, _) = detect_in(&pod(
         "{name: a, image: 'node:26', command: [node, server.js]}",
     ))

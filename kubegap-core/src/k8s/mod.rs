@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::source::Span;
 use crate::yaml::{Document, NodeId, NodeRef};
 
+pub mod pod;
 mod selector;
 
 pub use selector::{LabelSelector, Requirement};

@@ -1,0 +1,126 @@
+//! `k8s-no-readiness-probe-behind-service`: a serving container of a Service-targeted pod
+//! without a readinessProbe.
+
+use crate::k8s::pod;
+use crate::rule::prelude::*;
+
+declare_rule! {
+    /// A container of a pod that a Service targets has no readinessProbe.
+    ///
+    /// ## What it does
+    /// For each workload that a Service in the input selects, flags the containers without a
+    /// `readinessProbe`. Sidecars are left alone: a container that declares no ports is flagged
+    /// only when no container of the pod has a readiness probe. Init containers are ignored.
+    ///
+    /// ## Why is this bad?
+    /// Without a readiness probe a pod is added to the Service's endpoints as soon as its
+    /// containers start, before the application listens; during every rollout and scale-up the
+    /// load balancer and ingress send requests to pods that refuse them (502s at startup, as in
+    /// GitLab's workhorse polling rails before it was ready). With several replicas replaced
+    /// at once this is how a rollout takes all working backends away (seed 002).
+    ///
+    /// ## Example
+    /// ```yaml,invalid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: web}
+    /// spec:
+    ///   replicas: 2
+    ///   template:
+    ///     metadata: {labels: {app: web}}
+    ///     spec:
+    ///       containers:
+    ///         - name: web
+    ///           image: nginx:1.25
+    ///           ports: [{name: http, containerPort: 8080}]
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: web}
+    /// spec:
+    ///   selector: {app: web}
+    ///   ports: [{port: 80, targetPort: http}]
+    /// ```
+    ///
+    /// Use instead:
+    /// ```yaml,valid
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata: {name: web}
+    /// spec:
+    ///   replicas: 2
+    ///   template:
+    ///     metadata: {labels: {app: web}}
+    ///     spec:
+    ///       containers:
+    ///         - name: web
+    ///           image: nginx:1.25
+    ///           ports: [{name: http, containerPort: 8080}]
+    ///           readinessProbe: {httpGet: {path: /ready, port: http}}
+    /// ---
+    /// apiVersion: v1
+    /// kind: Service
+    /// metadata: {name: web}
+    /// spec:
+    ///   selector: {app: web}
+    ///   ports: [{port: 80, targetPort: http}]
+    /// ```
+    ///
+    /// ## Peers
+    /// kube-score `pod-probes` (only for Service-targeted pods, as here); Polaris
+    /// `readinessProbeMissing` and kube-linter `no-readiness-probe` (off by default) flag every
+    /// pod, targeted or not.
+    pub static K8S_NO_READINESS_PROBE_BEHIND_SERVICE = {
+        id: "k8s-no-readiness-probe-behind-service",
+        severity: Warning,
+        domain: Kubernetes,
+        summary: "a container of a Service-targeted pod has no readinessProbe, so it gets traffic before it is ready",
+        evidence: &[
+            "https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#readiness-probe",
+            "https://github.com/zegl/kube-score/blob/master/README_PROBES.md",
+        ],
+        check: check,
+    }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let links = pod::Links::new(cx.k8s);
+    for workload in &cx.k8s.workloads {
+        let services = links.services_of(workload);
+        let Some(service) = services.first() else {
+            continue;
+        };
+        let containers: Vec<_> = workload.containers.iter().filter(|c| !c.init).collect();
+        let has_readiness =
+            |c: &&crate::k8s::Container| cx.node(c.at).get("readinessProbe").is_some();
+        let any_ready = containers.iter().any(has_readiness);
+        for container in &containers {
+            if has_readiness(container) || (any_ready && container.ports.is_empty()) {
+                continue;
+            }
+            let node = cx.node(container.at);
+            let span = node
+                .get("name")
+                .map_or_else(|| cx.span(container.at), |n| n.span());
+            let f = sink.report(
+                span,
+                format!(
+                    "container `{}` of {} has no readinessProbe, but {} sends it traffic",
+                    container.name,
+                    cx.describe(workload.obj),
+                    cx.describe(service.obj)
+                ),
+            );
+            f.label(
+                pod::service_selector_span(cx, service),
+                "selects these pods",
+            );
+            f.note(
+                "without a readiness probe a pod is an endpoint as soon as its containers start",
+            );
+            f.help(
+                "add a `readinessProbe` that succeeds only when the container can serve requests",
+            );
+        }
+    }
+}
