@@ -1,7 +1,8 @@
 //! When an `haproxy` binary is installed, every haproxy fixture must be a configuration that
 //! HAProxy itself accepts (`haproxy -c`): the rules flag risky settings, not syntax errors, and
-//! their examples must be copy-pastable. Without the binary the test does nothing, so it never
-//! blocks a machine or CI image that lacks HAProxy.
+//! their examples must be copy-pastable. Without the binary the test does nothing on a
+//! developer machine; `.ci/run` installs Debian's haproxy and sets `KUBEGAP_REQUIRE_ORACLES`,
+//! so in CI a missing binary is a failure, not a silent pass.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,6 +40,11 @@ fn fixtures() -> Vec<PathBuf> {
 #[test]
 fn haproxy_accepts_every_haproxy_fixture() {
     if !haproxy_available() {
+        // CI installs HAProxy and sets this, so the oracle cannot silently stop running there.
+        assert!(
+            std::env::var_os("KUBEGAP_REQUIRE_ORACLES").is_none(),
+            "KUBEGAP_REQUIRE_ORACLES is set but no `haproxy` binary is installed"
+        );
         return;
     }
     let mut failures = Vec::new();

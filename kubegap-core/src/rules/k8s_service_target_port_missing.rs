@@ -11,7 +11,10 @@ declare_rule! {
     /// `targetPort` must match a container port `name`; a numeric one must match a
     /// `containerPort` when the selected containers declare ports at all (Kubernetes forwards to
     /// undeclared numeric ports, so an image that declares none is not flagged). A missing
-    /// `targetPort` defaults to `port` and is checked the same way.
+    /// `targetPort` defaults to `port` and is checked the same way. A named port that no
+    /// container declares is an error (the Service has no endpoints for it); an undeclared
+    /// number is a warning, since Kubernetes forwards to it and the process may listen anyway.
+    /// Unrendered template placeholders (`${PORT}`, `{{ .Port }}`) are skipped.
     ///
     /// ## Why is this bad?
     /// A named `targetPort` that no container declares gives the Service no endpoints for that
@@ -105,6 +108,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         None => match node.as_str() {
                             // A quoted number is still a name to Kubernetes only if it is not
                             // numeric; IntOrString accepts "8080" as the string "8080".
+                            // `${PORT}` / `{{ .Port }}`: an unrendered template, not a name.
+                            Some(s) if s.contains("${") || s.contains("{{") => continue,
                             Some(s) if !s.is_empty() => (cx.span(at), Some(s.to_string()), None),
                             _ => continue,
                         },
@@ -160,10 +165,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                             .filter_map(|p| p.number.map(|n| n.to_string()))
                     })
                     .collect();
+                // Kubernetes forwards to a port the container does not declare, so an undeclared
+                // number may work (the process listens anyway): a warning, not an error.
                 let f = sink.report(
                     value_span,
                     format!("target port {number} is not a containerPort of any container selected by {}", cx.describe(service.obj)),
                 );
+                f.severity(Severity::Warning);
                 f.note(format!("selected: {pods}"));
                 label_containers(cx, f, &containers);
                 f.help(format!(
