@@ -68,6 +68,8 @@ pub struct Workspace {
     pub documents: Vec<Document>,
     /// The object graph.
     pub graph: Graph,
+    /// Controllers, routes and load balancers.
+    pub controllers: crate::controllers::Model,
     /// haproxy.cfg files.
     pub haproxy: Vec<HaproxyConfig>,
     /// nginx configs.
@@ -86,6 +88,7 @@ impl Workspace {
             haproxy: &self.haproxy,
             nginx: &self.nginx,
             settings,
+            controllers: &self.controllers,
             chains: &[],
         }
     }
@@ -158,10 +161,12 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         parse_findings.extend(errors.into_iter().map(parse_finding));
     }
     let graph = Graph::build(&documents);
+    let controllers = crate::controllers::Model::build(&graph, &documents);
     Workspace {
         files,
         documents,
         graph,
+        controllers,
         haproxy,
         nginx,
         parse_findings,

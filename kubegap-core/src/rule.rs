@@ -26,6 +26,9 @@ pub struct Context<'a> {
     pub nginx: &'a [NginxConfig],
     /// Resolved settings (versions, topology, options).
     pub settings: &'a Settings,
+    /// Ingress controllers, routes and load balancers with their effective settings, built once
+    /// per run.
+    pub controllers: &'a crate::controllers::Model,
     /// Timeout chains through the layers, built once per run (empty while they are built).
     pub chains: &'a [crate::chain::Chain],
 }

@@ -135,7 +135,7 @@ pub fn chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
         }
         if let Some(binding) = route.binding.as_ref() {
             if !matches!(binding.product, Product::AwsAlb | Product::Gke) {
-                front.push(proxy_hop(cx, &model, route, binding.product));
+                front.push(proxy_hop(cx, model, route, binding.product));
             }
         }
         // Backends: (service name node, port node, path).

@@ -25,6 +25,7 @@ fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
         haproxy: &[],
         nginx: &[],
         settings: &settings,
+        controllers: &crate::controllers::Model::default(),
         chains: &[],
     };
     detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source))

@@ -774,8 +774,8 @@ pub fn haproxy_ingress_balance_default(version: Option<&Version>) -> &'static st
 
 impl Model {
     /// Builds the model from a rule's context.
-    pub fn of(cx: &Context<'_>) -> Model {
-        Model::build(cx.k8s, cx.documents)
+    pub fn of<'a>(cx: &Context<'a>) -> &'a Model {
+        cx.controllers
     }
 
     /// Builds the model: finds controllers, binds every Ingress and Route, resolves settings.
