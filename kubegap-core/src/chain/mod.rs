@@ -132,8 +132,9 @@ pub struct Chain {
 }
 
 impl Chain {
-    /// One line per chain: `CloudFront 5s (default) → ALB 60s (api.yaml:9) → …`, marking the
-    /// hop at `bad` with ✗. Each hop shows its pool idle (or keep-alive for the last hop).
+    /// The chain, one hop per line from the outside in (`CloudFront pool 5s (default)`,
+    /// `→ ALB idle 60s (api.yaml:9)`, …), marking the hop at `bad` with ✗. Each hop shows its
+    /// keep-alive and pool idle with their compact sources.
     pub fn render(&self, bad: Option<usize>) -> String {
         let parts: Vec<String> = self
             .hops
@@ -154,7 +155,7 @@ impl Chain {
                 format!("{}{value}{mark}", hop.name)
             })
             .collect();
-        parts.join(" → ")
+        parts.join("\n→ ")
     }
 }
 

@@ -143,7 +143,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 format!("{} pools idle connections for {}", u.name, pool.secs.show()),
             );
         }
-        f.note(format!("chain: {}", chain.render(Some(app))));
+        f.note(format!("chain:\n{}", chain.render(Some(app))));
         f.help(format!(
             "make the application's keep-alive longer than {} (e.g. {}), or shorten the pool in front",
             pool.secs.show(),

@@ -95,7 +95,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if let Some(span) = u.span {
                 f.label(span, "GCP HTTP(S) load balancer");
             }
-            f.note(format!("chain: {}", chain.render(Some(down))));
+            f.note(format!("chain:\n{}", chain.render(Some(down))));
             f.help("set the backend's keep-alive above 600s (e.g. 620s: nginx `keepalive_timeout 650s`, ingress-nginx `keep-alive: \"650\"`, gunicorn `--keep-alive 620`)");
         }
     }

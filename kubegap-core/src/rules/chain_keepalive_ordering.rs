@@ -100,7 +100,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if let Some(span) = pool.span.filter(|s| *s != primary) {
                 f.label(span, format!("{} pools for {}", u.name, pool.secs.show()));
             }
-            f.note(format!("chain: {}", chain.render(Some(down))));
+            f.note(format!("chain:\n{}", chain.render(Some(down))));
             f.help(format!(
                 "order the idle timeouts from the outside in: {} < {} < …",
                 u.name, d.name

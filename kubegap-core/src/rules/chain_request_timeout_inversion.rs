@@ -140,7 +140,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         format!("{} gives up after {}", o.name, ot.secs.show()),
                     );
                 }
-                f.note(format!("chain: {}", chain.render(Some(inner))));
+                f.note(format!("chain:\n{}", chain.render(Some(inner))));
                 f.help(format!(
                     "raise {}'s timeout to at least {}, or lower this one",
                     o.name,

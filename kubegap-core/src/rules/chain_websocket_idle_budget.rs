@@ -95,7 +95,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     if let Some(span) = ping.span {
                         f.label(span, "declared ping interval");
                     }
-                    f.note(format!("chain: {}", chain.render(Some(i))));
+                    f.note(format!("chain:\n{}", chain.render(Some(i))));
                     f.help("keep every idle limit above the ping interval (twice it avoids the race), or ping more often");
                 }
             }
@@ -113,7 +113,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     if let Some(span) = life.span {
                         f.label(span, "declared session lifetime");
                     }
-                    f.note(format!("chain: {}", chain.render(Some(i))));
+                    f.note(format!("chain:\n{}", chain.render(Some(i))));
                     f.help("raise the cap, or make clients reconnect (with jitter) before it");
                 }
             }
