@@ -400,3 +400,23 @@ fn configuration_file_and_presets() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn chains_command_prints_every_hop_with_its_source() {
+    let dir = "testdata/rules/chain-app-keepalive-below-upstream/invalid-nginx";
+    let out = kubegap(&["chains", dir], None);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    insta::assert_snapshot!("chains_text", text);
+    let json = kubegap(&["chains", dir, "--format", "json"], None);
+    let v = serde_json::from_slice::<serde_json::Value>(&json.stdout).unwrap();
+    let chains = v["chains"].as_array().unwrap();
+    assert_eq!(chains.len(), 2);
+    let app = &chains[0]["hops"][2];
+    assert_eq!(app["layer"], "app");
+    assert_eq!(app["keepalive"]["seconds"].as_f64(), Some(2.0));
+    assert!(app["keepalive"]["source"]
+        .as_str()
+        .unwrap()
+        .contains("apps.yaml:18"));
+}
