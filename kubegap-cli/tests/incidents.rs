@@ -170,3 +170,23 @@ fn incident_reproductions_report_exactly_the_expected_findings() {
             .join("\n")
     );
 }
+
+/// The README's quick start: the bundled examples must keep showing the cross-layer rules,
+/// with no configuration file (the default one is read from the current directory only).
+#[test]
+fn bundled_examples_show_the_cross_layer_rules() {
+    assert!(!root().join("testdata/examples/.kubegap.yaml").exists());
+    let found = lint("testdata/examples");
+    let expected: BTreeSet<Finding> = [
+        ("chain-app-keepalive-below-upstream", "shop.yaml", 77),
+        ("haproxy-hard-stop-cuts-long-lived", "haproxy.cfg", 6),
+        ("haproxy-hard-stop-without-close-spread", "haproxy.cfg", 6),
+        ("k8s-service-target-port-missing", "shop.yaml", 40),
+        ("k8s-hpa-with-static-replicas", "shop.yaml", 12),
+        ("k8s-no-readiness-probe-behind-service", "shop.yaml", 22),
+    ]
+    .into_iter()
+    .map(|(r, f, l)| (r.to_string(), f.to_string(), l))
+    .collect();
+    assert_eq!(found, expected);
+}
