@@ -30,6 +30,7 @@ pub fn text(files: &SourceMap, chains: &[Chain]) -> String {
             add("keep-alive", &hop.keepalive);
             add("pool idle", &hop.pool_idle);
             add("timeout", &hop.read_timeout);
+            add("tunnel timeout", &hop.tunnel_timeout);
             add("lifetime", &hop.lifetime);
             add("headersTimeout", &hop.headers_timeout);
             if !parts.is_empty() {
@@ -70,6 +71,8 @@ struct JsonHop<'a> {
     pool_idle: Option<JsonValue<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timeout: Option<JsonValue<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tunnel_timeout: Option<JsonValue<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lifetime: Option<JsonValue<'a>>,
 }
@@ -123,6 +126,7 @@ pub fn json(files: &SourceMap, chains: &[Chain]) -> String {
                         keepalive: jv(&h.keepalive),
                         pool_idle: jv(&h.pool_idle),
                         timeout: jv(&h.read_timeout),
+                        tunnel_timeout: jv(&h.tunnel_timeout),
                         lifetime: jv(&h.lifetime),
                     })
                     .collect(),

@@ -1,9 +1,29 @@
 //! Chains that start at file configs: nginx `proxy_pass` targets and haproxy.cfg `server`
-//! lines that name a Service of the input through cluster DNS.
+//! lines that reach a Service of the input, through cluster DNS (`name.ns.svc…`) or through a
+//! node address and the Service's `nodePort` (how an external HAProxy reaches a cluster).
 
 use super::{finish_chains, outer_hops, resolve_service, Chain, Hop, Layer, PortRef, Value};
 use crate::haproxy::duration::DurationValue;
+use crate::k8s::Service;
 use crate::rule::Context;
+use crate::source::Span;
+
+/// A file-config proxy that sends traffic to a Service of the input.
+pub struct FileRoute<'a> {
+    /// The proxy hop with its values.
+    pub hop: Hop,
+    /// `nginx.conf:17 proxy_pass http://api`, `haproxy.cfg:15 server orders…`.
+    pub route: String,
+    /// Where the target is written.
+    pub anchor: Span,
+    /// The Service reached.
+    pub service: &'a Service,
+    /// The Service port reached.
+    pub port: PortRef,
+    /// Whether the proxy routes WebSocket traffic this way (an haproxy backend selected by an
+    /// `Upgrade` ACL, an nginx WebSocket location).
+    pub websocket: bool,
+}
 
 /// An nginx value: `` `proxy_read_timeout` at nginx.conf:12 `` or its default.
 fn nginx_value(
@@ -28,8 +48,51 @@ fn ms_secs(ms: u64) -> f64 {
     ms as f64 / 1000.0
 }
 
-/// nginx: every `proxy_pass` whose target resolves to a Service.
-pub fn nginx_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
+fn base_name(cx: &Context<'_>, span: Span) -> String {
+    let file = cx.files.get(span.file);
+    std::path::Path::new(&file.name)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(&file.name)
+        .to_string()
+}
+
+/// The Service a proxy target reaches, and the Service port: a cluster DNS name, or any
+/// address whose port is the `nodePort` of exactly one Service of the input.
+pub fn resolve_target<'a>(
+    cx: &Context<'a>,
+    host: &str,
+    port: Option<u16>,
+) -> Option<(&'a Service, PortRef)> {
+    if let Some(service) = resolve_service(cx, host) {
+        return Some((service, port.map_or(PortRef::Unknown, PortRef::Number)));
+    }
+    let port = i64::from(port?);
+    let mut found = cx.k8s.services.iter().filter_map(|s| {
+        let sp = s
+            .ports
+            .iter()
+            .find(|sp| cx.node(sp.at).get("nodePort").and_then(|n| n.as_i64()) == Some(port))?;
+        Some((
+            s,
+            sp.port
+                .and_then(|p| u16::try_from(p).ok())
+                .map_or(PortRef::Unknown, PortRef::Number),
+        ))
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// Every nginx `proxy_pass` and haproxy.cfg `server` that reaches a Service of the input.
+pub fn file_routes<'a>(cx: &Context<'a>) -> Vec<FileRoute<'a>> {
+    let mut out = Vec::new();
+    nginx_routes(cx, &mut out);
+    haproxy_routes(cx, &mut out);
+    out
+}
+
+fn nginx_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
     let new_default = cx
         .settings
         .nginx_version
@@ -37,17 +100,17 @@ pub fn nginx_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
         .is_some_and(|v| v.at_least(&crate::nginx::HTTP11_DEFAULT_SINCE));
     for config in cx.nginx {
         let upstreams = config.upstreams();
+        let shutdown = config.worker_shutdown_timeout();
+        let websocket_locations: Vec<crate::nginx::DirectiveId> = config
+            .long_lived(cx.files)
+            .iter()
+            .map(|l| l.location)
+            .collect();
         for pass in config.proxy_passes() {
             let location = config
                 .enclosing(pass.directive, "location")
                 .or_else(|| config.enclosing(pass.directive, "server"));
-            let file = cx.files.get(pass.url_span.file);
-            let base = file
-                .path
-                .as_deref()
-                .and_then(|p| p.file_name())
-                .and_then(|n| n.to_str())
-                .unwrap_or(&file.name);
+            let base = base_name(cx, pass.url_span);
             let mut proxy = Hop::new(Layer::Proxy, format!("nginx ({base})"), Some(pass.url_span));
             let keepalive = config.keepalive_timeout(location);
             proxy.keepalive = Some(nginx_value(
@@ -63,6 +126,15 @@ pub fn nginx_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                 read.value.as_secs_f64(),
                 &read.source,
             ));
+            // After a reload, old workers keep open connections until `worker_shutdown_timeout`.
+            proxy.lifetime = shutdown.as_ref().map(|s| {
+                nginx_value(
+                    cx,
+                    "worker_shutdown_timeout",
+                    s.value.as_secs_f64(),
+                    &s.source,
+                )
+            });
             // Upstream connections are pooled with `keepalive N` in the upstream block, or by
             // default from nginx 1.29.7 on.
             if let Some(upstream) = pass.upstream.and_then(|i| upstreams.get(i)) {
@@ -81,43 +153,51 @@ pub fn nginx_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                     proxy.pool_idle = Some(value);
                 }
             }
-            let mut front = outer_hops(cx);
-            front.push(proxy);
+            let line = cx
+                .files
+                .get(pass.url_span.file)
+                .line_col(pass.url_span.start)
+                .line;
             for target in config.targets(&pass, &upstreams) {
-                if let Some(service) = resolve_service(cx, &target.host) {
-                    let route = format!(
-                        "{base}:{} proxy_pass {}",
-                        file.line_col(pass.url_span.start).line,
-                        pass.url
-                    );
-                    finish_chains(
-                        cx,
-                        &route,
-                        target.span,
-                        &front,
+                if let Some((service, port)) = resolve_target(cx, &target.host, target.port) {
+                    out.push(FileRoute {
+                        hop: proxy.clone(),
+                        route: format!("{base}:{line} proxy_pass {}", pass.url),
+                        anchor: target.span,
                         service,
-                        target.port.map_or(PortRef::Unknown, PortRef::Number),
-                        None,
-                        out,
-                    );
+                        port,
+                        websocket: websocket_locations.iter().any(|l| Some(*l) == location),
+                    });
                 }
             }
         }
     }
 }
 
-/// haproxy.cfg: every backend `server` whose address resolves to a Service.
-pub fn haproxy_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
+fn haproxy_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
     for config in cx.haproxy {
         let view = config.view(cx.settings.haproxy_version.as_ref());
         let file = cx.files.get(config.file);
-        let base = file
-            .path
-            .as_deref()
-            .and_then(|p| p.file_name())
+        let base = std::path::Path::new(&file.name)
+            .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or(&file.name)
             .to_string();
+        // Every reload cuts the old process's connections at `hard-stop-after`.
+        let hard_stop = view
+            .global_time("hard-stop-after")
+            .and_then(|(d, _)| match d.value {
+                DurationValue::Ms(ms) => Some(
+                    Value::new(
+                        ms_secs(ms),
+                        format!("`hard-stop-after` at {}", cx.cite(d.span)),
+                        Some(d.span),
+                    )
+                    .at(cx.cite(d.span)),
+                ),
+                _ => None,
+            });
+        let websocket = view.websocket_proxies();
         let backends: Vec<usize> = view.backends().map(|(i, _)| i).collect();
         for backend in backends {
             let servers = view.servers(backend);
@@ -126,7 +206,8 @@ pub fn haproxy_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                 let Some(address) = &server.address else {
                     continue;
                 };
-                let Some(service) = resolve_service(cx, &address.host) else {
+                let port = address.port.as_deref().and_then(|p| p.parse::<u16>().ok());
+                let Some((service, port)) = resolve_target(cx, &address.host, port) else {
                     continue;
                 };
                 let mut proxy = Hop::new(
@@ -153,6 +234,8 @@ pub fn haproxy_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                     .or_else(|| timeout("http-request"))
                     .or_else(|| timeout("client"));
                 proxy.read_timeout = timeout("server");
+                proxy.tunnel_timeout = timeout("tunnel");
+                proxy.lifetime.clone_from(&hard_stop);
                 // Idle server connections are purged every `pool-purge-delay` (default 5s), half
                 // of them each time: the pool's idle horizon.
                 let purge = std::iter::once(server.line)
@@ -183,7 +266,8 @@ pub fn haproxy_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                             && l.words.get(1).is_some_and(|w| w.text == "never")
                     })
                     .is_some();
-                if !reuse_never {
+                let tcp = view.mode(backend).value == "tcp";
+                if !reuse_never && !tcp {
                     proxy.pool_idle = Some(purge.unwrap_or_else(|| {
                         Value::new(
                             5.0,
@@ -192,29 +276,43 @@ pub fn haproxy_chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                         )
                     }));
                 }
-                let port = address
-                    .port
-                    .as_deref()
-                    .and_then(|p| p.parse::<u16>().ok())
-                    .map_or(PortRef::Unknown, PortRef::Number);
-                let mut front = outer_hops(cx);
-                front.push(proxy);
-                let route = format!(
-                    "{base}:{} server {}",
-                    file.line_col(server.line.span.start).line,
-                    address.host
-                );
-                finish_chains(
-                    cx,
-                    &route,
-                    address.host_span,
-                    &front,
+                let line = file.line_col(server.line.span.start).line;
+                out.push(FileRoute {
+                    hop: proxy,
+                    route: format!("{base}:{line} server {}", address.host),
+                    anchor: address.host_span,
                     service,
                     port,
-                    None,
-                    out,
-                );
+                    websocket: websocket.contains_key(&backend),
+                });
             }
         }
+    }
+}
+
+/// Chains of file routes that end at an application (routes to an ingress controller's
+/// Service continue through its Ingresses instead; see `ingress.rs`).
+pub fn file_chains(
+    cx: &Context<'_>,
+    routes: &[FileRoute<'_>],
+    controller_services: &[usize],
+    out: &mut Vec<Chain>,
+) {
+    for r in routes {
+        if controller_services.contains(&r.service.obj) {
+            continue;
+        }
+        let mut front = outer_hops(cx);
+        front.push(r.hop.clone());
+        finish_chains(
+            cx,
+            &r.route,
+            r.anchor,
+            &front,
+            r.service,
+            r.port.clone(),
+            None,
+            out,
+        );
     }
 }

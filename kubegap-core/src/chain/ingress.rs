@@ -1,6 +1,7 @@
 //! Chains that start at Ingresses, Routes and LoadBalancer Services: the cloud load balancer
 //! and the ingress controller, from the effective settings of [`crate::controllers`].
 
+use super::files::FileRoute;
 use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Value};
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings, Setting};
@@ -92,12 +93,8 @@ fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Pr
         .upstream_keepalive_timeout
         .as_ref()
         .map(|s| value(cx, s));
-    hop.read_timeout = route
-        .tunnel_timeout
-        .as_ref()
-        .filter(|_| route.long_lived.is_some())
-        .or(route.read_timeout.as_ref())
-        .map(|s| value(cx, s));
+    hop.read_timeout = route.read_timeout.as_ref().map(|s| value(cx, s));
+    hop.tunnel_timeout = route.tunnel_timeout.as_ref().map(|s| value(cx, s));
     hop.keepalive = controller
         .and_then(|c| c.settings.client_keepalive_timeout.as_ref())
         .map(|s| value(cx, s))
@@ -110,8 +107,14 @@ fn declared(cx: &Context<'_>, setting: Option<&Setting<u64>>) -> Option<Value> {
     setting.map(|s| value(cx, s))
 }
 
-/// Adds the chains of every Ingress, Route and LoadBalancer Service.
-pub fn chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
+/// Adds the chains of every Ingress, Route and LoadBalancer Service. A file-config proxy
+/// (`file_routes`) that reaches a controller's Service is a hop in front of that controller.
+pub fn chains(
+    cx: &Context<'_>,
+    file_routes: &[FileRoute<'_>],
+    controller_services: &[usize],
+    out: &mut Vec<Chain>,
+) {
     if cx.k8s.ingresses.is_empty()
         && cx.k8s.routes.is_empty()
         && cx
@@ -129,13 +132,48 @@ pub fn chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
     };
     for route in &model.routes {
         let obj = cx.obj(route.obj);
-        let mut front = outer_hops(cx);
-        if let Some(lb) = &route.lb {
-            front.push(lb_hop(cx, lb));
+        // What sits in front of the controller: its cloud load balancer and/or file-config
+        // proxies that reach its Service; one front per way in.
+        let controller = route.controller.and_then(|i| model.controllers.get(i));
+        let controller_svcs: Vec<usize> = controller
+            .and_then(|c| cx.k8s.workload(c.obj))
+            .map(|w| cx.k8s.services_of(w).iter().map(|s| s.obj).collect())
+            .unwrap_or_default();
+        let mut fronts: Vec<Vec<Hop>> = Vec::new();
+        // A proxy with a WebSocket-only path to the controller carries this route's WebSockets
+        // there, and its other traffic elsewhere.
+        let reaching: Vec<&FileRoute<'_>> = file_routes
+            .iter()
+            .filter(|fr| {
+                controller_svcs.contains(&fr.service.obj)
+                    && controller_services.contains(&fr.service.obj)
+            })
+            .collect();
+        let want_ws = route.long_lived.is_some() && reaching.iter().any(|fr| fr.websocket);
+        let want_plain = route.long_lived.is_none() && reaching.iter().any(|fr| !fr.websocket);
+        for fr in reaching {
+            if (want_ws && !fr.websocket) || (want_plain && fr.websocket) {
+                continue;
+            }
+            {
+                let mut front = outer_hops(cx);
+                front.push(fr.hop.clone());
+                fronts.push(front);
+            }
+        }
+        if fronts.is_empty() || route.lb.is_some() {
+            let mut front = outer_hops(cx);
+            if let Some(lb) = &route.lb {
+                front.push(lb_hop(cx, lb));
+            }
+            fronts.push(front);
         }
         if let Some(binding) = route.binding.as_ref() {
             if !matches!(binding.product, Product::AwsAlb | Product::Gke) {
-                front.push(proxy_hop(cx, model, route, binding.product));
+                let hop = proxy_hop(cx, model, route, binding.product);
+                for front in &mut fronts {
+                    front.push(hop.clone());
+                }
             }
         }
         // Backends: (service name node, port node, path).
@@ -150,6 +188,7 @@ pub fn chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                 backends.push((to, r.target_port, None));
             }
         }
+        let long_lived = route.long_lived.as_ref().map(|l| l.reason.clone());
         for (name_at, port_at, path) in backends {
             let Some(name) = cx.node(name_at).as_str() else {
                 continue;
@@ -174,16 +213,18 @@ pub fn chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
                 path.map(|p| format!(" {p}")).unwrap_or_default()
             );
             let before = out.len();
-            finish_chains(
-                cx,
-                &route_name,
-                cx.span(name_at),
-                &front,
-                service,
-                port,
-                route.long_lived.as_ref().map(|l| l.reason.clone()),
-                out,
-            );
+            for front in &fronts {
+                finish_chains(
+                    cx,
+                    &route_name,
+                    cx.span(name_at),
+                    front,
+                    service,
+                    port.clone(),
+                    long_lived.clone(),
+                    out,
+                );
+            }
             for chain in &mut out[before..] {
                 chain.ping_interval = chain
                     .ping_interval
@@ -197,17 +238,11 @@ pub fn chains(cx: &Context<'_>, out: &mut Vec<Chain>) {
         }
     }
     // LoadBalancer Services that do not front an ingress controller.
-    let controller_workloads: Vec<usize> = model.controllers.iter().map(|c| c.obj).collect();
     for service in &cx.k8s.services {
         let Some(lb) = lb::for_service(&reader, service.obj) else {
             continue;
         };
-        if cx
-            .k8s
-            .service_targets(service)
-            .iter()
-            .any(|w| controller_workloads.contains(&w.obj))
-        {
+        if controller_services.contains(&service.obj) {
             continue;
         }
         let o = cx.obj(service.obj);

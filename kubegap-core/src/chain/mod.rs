@@ -85,8 +85,11 @@ pub struct Hop {
     pub keepalive: Option<Value>,
     /// Idle time of pooled connections as a client (towards the next hop).
     pub pool_idle: Option<Value>,
-    /// How long it waits for the next hop's response (or idle on a tunnel).
+    /// How long it waits for the next hop's response.
     pub read_timeout: Option<Value>,
+    /// Idle limit once a connection is a tunnel (WebSocket): HAProxy `timeout tunnel`, a
+    /// controller's tunnel timeout. `None` when the read timeout applies to tunnels too.
+    pub tunnel_timeout: Option<Value>,
     /// A cap on a connection's whole lifetime (GCP `timeoutSec` for WebSockets, reload deadlines).
     pub lifetime: Option<Value>,
     /// Node's `headersTimeout`, when declared (app hops only).
@@ -106,6 +109,7 @@ impl Hop {
             keepalive: None,
             pool_idle: None,
             read_timeout: None,
+            tunnel_timeout: None,
             lifetime: None,
             headers_timeout: None,
             span,
@@ -132,6 +136,29 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// Every hop with every value and source: two chains with the same signature are the same.
+    pub fn signature(&self) -> String {
+        let mut out = String::new();
+        for hop in &self.hops {
+            out.push_str(&hop.name);
+            for v in [
+                &hop.keepalive,
+                &hop.pool_idle,
+                &hop.read_timeout,
+                &hop.tunnel_timeout,
+                &hop.lifetime,
+                &hop.headers_timeout,
+            ] {
+                out.push('|');
+                if let Some(v) = v {
+                    out.push_str(&v.show());
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// The chain, one hop per line from the outside in (`CloudFront pool 5s (default)`,
     /// `→ ALB idle 60s (api.yaml:9)`, …), marking the hop at `bad` with ✗. Each hop shows its
     /// keep-alive and pool idle with their compact sources.
@@ -179,12 +206,16 @@ pub fn outer_hops(cx: &Context<'_>) -> Vec<Hop> {
                 "default of CloudFront origin settings",
             ));
             hop.pool_idle = match (outer.keepalive_secs, defaults) {
-                (Some(v), _) => Some(Value::new(v, outer.source.clone(), None)),
+                (Some(v), _) => {
+                    Some(Value::new(v, outer.source.clone(), None).at(outer.source.clone()))
+                }
                 (None, Some((k, _, src))) => Some(Value::new(k, src, None)),
                 _ => None,
             };
             hop.read_timeout = match (outer.read_timeout_secs, defaults) {
-                (Some(v), _) => Some(Value::new(v, outer.source.clone(), None)),
+                (Some(v), _) => {
+                    Some(Value::new(v, outer.source.clone(), None).at(outer.source.clone()))
+                }
                 (None, Some((_, r, src))) => Some(Value::new(r, src, None)),
                 _ => None,
             };
@@ -368,18 +399,27 @@ pub fn finish_chains(
 /// Every chain kubegap can see in the input, in a deterministic order.
 pub fn build(cx: &Context<'_>) -> Vec<Chain> {
     let mut chains = Vec::new();
-    ingress::chains(cx, &mut chains);
-    files::nginx_chains(cx, &mut chains);
-    files::haproxy_chains(cx, &mut chains);
-    chains.sort_by(|a, b| {
-        let fa = &cx.files.get(a.anchor.file).name;
-        let fb = &cx.files.get(b.anchor.file).name;
-        (fa, a.anchor.start, &a.route, a.render(None)).cmp(&(
-            fb,
-            b.anchor.start,
-            &b.route,
-            b.render(None),
-        ))
+    let file_routes = files::file_routes(cx);
+    // Services that front an ingress controller: file routes to them continue through the
+    // controller's Ingresses.
+    let controller_services: Vec<usize> = cx
+        .controllers
+        .controllers
+        .iter()
+        .filter_map(|c| cx.k8s.workload(c.obj))
+        .flat_map(|w| cx.k8s.services_of(w))
+        .map(|s| s.obj)
+        .collect();
+    ingress::chains(cx, &file_routes, &controller_services, &mut chains);
+    files::file_chains(cx, &file_routes, &controller_services, &mut chains);
+    let key = |c: &Chain| {
+        let file = &cx.files.get(c.anchor.file).name;
+        (file.clone(), c.anchor.start, c.route.clone(), c.signature())
+    };
+    chains.sort_by_cached_key(key);
+    // Several `server` lines or upstream servers reaching the same Service give the same chain.
+    chains.dedup_by(|a, b| {
+        a.anchor == b.anchor && a.route == b.route && a.signature() == b.signature()
     });
     chains
 }

@@ -17,6 +17,9 @@ declare_rule! {
     /// `kubegap.io/keepalive-timeout` annotation, or the documented default of the server kubegap
     /// detects (gunicorn 2 s, uvicorn 5 s, Node.js 5 s before v26, puma 20 s, Apache 5 s).
     /// Unknown servers, and servers configured by a file that is not in the input, are skipped.
+    /// When the default depends on a version kubegap cannot see (a Node.js image of its own,
+    /// `node dist/server.js`: 5 s before v26, 65 s from v26), the finding is a warning that
+    /// says so, and an error only when every possible value is too short.
     ///
     /// ## Why is this bad?
     /// When the server closes an idle connection at the same moment the proxy sends a request
@@ -124,19 +127,34 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let (Some(pool), Some(keep)) = (&u.pool_idle, &a.keepalive) else {
             continue;
         };
-        if keep.secs.high > pool.secs.low {
+        if keep.secs.low > pool.secs.low {
             continue;
         }
-        let f = sink.report(
-            point(chain, app, Some(keep)),
+        // A range (Node.js of unknown version: 5s before v26, 65s from v26) that is only partly
+        // too short is a warning that says so, not an error.
+        let certain = keep.secs.high <= pool.secs.low;
+        let message = if certain {
             format!(
                 "`{}` closes idle connections after {}, but {} keeps pooled connections to it for {}: requests sent as the app closes a connection get 502",
                 a.name,
                 keep.show(),
                 u.name,
                 pool.show()
-            ),
-        );
+            )
+        } else {
+            format!(
+                "`{}` may close idle connections after {} ({}), but {} keeps pooled connections to it for {}: with the shorter default, requests sent as the app closes a connection get 502",
+                a.name,
+                crate::chain::fmt_secs(keep.secs.low),
+                keep.source,
+                u.name,
+                pool.show()
+            )
+        };
+        let f = sink.report(point(chain, app, Some(keep)), message);
+        if !certain {
+            f.severity(Severity::Warning);
+        }
         if let Some(span) = pool.span.or(u.span) {
             f.label(
                 span,

@@ -118,7 +118,16 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 if n.layer == Layer::App {
                     continue;
                 }
-                let (Some(ot), Some(it)) = (&o.read_timeout, &n.read_timeout) else {
+                // On a long-lived route the tunnel timeouts are what cut a connection.
+                let long_lived = chain.long_lived.is_some();
+                fn limit(h: &crate::chain::Hop, long_lived: bool) -> Option<&crate::chain::Value> {
+                    if long_lived {
+                        h.tunnel_timeout.as_ref().or(h.read_timeout.as_ref())
+                    } else {
+                        h.read_timeout.as_ref()
+                    }
+                }
+                let (Some(ot), Some(it)) = (limit(o, long_lived), limit(n, long_lived)) else {
                     continue;
                 };
                 if ot.secs.high >= it.secs.low {

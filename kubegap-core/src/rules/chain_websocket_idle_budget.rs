@@ -81,7 +81,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if hop.layer == Layer::App || hop.layer == Layer::Service {
                 continue;
             }
-            if let (Some(ping), Some(idle)) = (&chain.ping_interval, &hop.read_timeout) {
+            // Once upgraded, a WebSocket is a tunnel: the tunnel timeout applies where there is one.
+            let idle_limit = hop.tunnel_timeout.as_ref().or(hop.read_timeout.as_ref());
+            if let (Some(ping), Some(idle)) = (&chain.ping_interval, idle_limit) {
                 if idle.secs.low <= ping.secs.high {
                     let f = sink.report(
                         point(chain, i, Some(idle)),
