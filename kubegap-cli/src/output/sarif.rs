@@ -81,8 +81,9 @@ fn fnv1a(parts: &[&str]) -> u64 {
 /// `partialFingerprints` for each finding: a hash of the rule, the file, the Helm origin and
 /// the message, without line numbers, so a finding keeps its identity when lines move above
 /// it; `:N` counts equal hashes in report order, so two equal findings in one file stay two.
-/// GitHub code scanning computes its own `primaryLocationLineHash` on upload and keeps it
-/// beside this one; other consumers (e.g. `sarif-multitool match-results-forward`) use any key.
+/// GitHub code scanning only reads `primaryLocationLineHash`, which `upload-sarif` computes from
+/// the file and adds beside this key (it only skips results that already carry one); the SARIF
+/// spec lets any consumer match results on any key.
 fn fingerprints(report: &Report) -> Vec<Value> {
     let mut seen: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
     report
