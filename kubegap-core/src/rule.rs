@@ -49,6 +49,15 @@ impl<'a> Context<'a> {
         &self.k8s.objects[id]
     }
 
+    /// The span of the last key of `path` in an object (`["spec", "selector"]`): where a
+    /// finding about a block value points, since a block mapping's value starts on the next
+    /// line. `None` when the path is not there.
+    pub fn key_span(&self, id: crate::k8s::ObjId, path: &[&str]) -> Option<Span> {
+        let (last, parents) = path.split_last()?;
+        let parent = self.node(self.obj(id).at).path(parents)?;
+        parent.get_entry(last).map(|(key, _)| key.span())
+    }
+
     /// `Kind/namespace/name` of an object, for messages.
     pub fn describe(&self, id: crate::k8s::ObjId) -> String {
         let o = self.obj(id);
@@ -59,11 +68,7 @@ impl<'a> Context<'a> {
     /// named by its base name: the finding's labels carry the full location.
     pub fn cite(&self, span: Span) -> String {
         let file = self.files.get(span.file);
-        let base = std::path::Path::new(&file.name)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(&file.name);
-        format!("{base}:{}", file.line_col(span.start).line)
+        format!("{}:{}", file.base_name(), file.line_col(span.start).line)
     }
 }
 

@@ -153,6 +153,16 @@ impl SourceFile {
             .get(span.start as usize..span.end as usize)
             .unwrap_or("")
     }
+
+    /// The file's base name (`nginx.conf` for `etc/nginx/nginx.conf`; `<stdin>` stays as it
+    /// is), for messages that cite a line: the finding's labels carry the full location, and
+    /// messages (and snapshots of them) then do not depend on where the files are.
+    pub fn base_name(&self) -> &str {
+        std::path::Path::new(&self.name)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(&self.name)
+    }
 }
 
 /// All files of one run, indexed by [`FileId`].

@@ -1,5 +1,11 @@
 //! `--format sarif`: SARIF 2.1.0 for GitHub code scanning. Columns are Unicode code points
 //! (`columnKind`), matching the JSON output.
+//!
+//! Paths as given (relative to where kubegap runs, usually the repository root) are written as
+//! relative URI references with `uriBaseId: %SRCROOT%`, which is how GitHub code scanning reads
+//! repository paths; absolute paths become `file://` URIs without a base. Either is
+//! percent-encoded, so a name with a space or `<stdin>` is still a valid `uri-reference`
+//! (`kubegap-cli/tests/sarif_schema.rs` checks the output against the OASIS schema).
 
 use serde_json::{json, Value};
 
@@ -16,12 +22,40 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
+/// The base that relative artifact URIs are resolved against: the directory kubegap ran in.
+const SRCROOT: &str = "%SRCROOT%";
+
+/// Percent-encodes everything in a path but RFC 3986 unreserved characters and `/`, so the
+/// result is a valid URI path whatever the file is called (a first segment with `:` would
+/// otherwise read as a scheme).
+fn encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// The `artifactLocation` of a file: a relative reference under `%SRCROOT%`, or a `file://`
+/// URI for an absolute path.
+fn artifact_location(name: &str) -> Value {
+    if name.starts_with('/') {
+        json!({"uri": format!("file://{}", encode_path(name))})
+    } else {
+        json!({"uri": encode_path(name.trim_start_matches("./")), "uriBaseId": SRCROOT})
+    }
+}
+
 fn location(report: &Report, span: kubegap_core::Span, message: Option<&str>) -> Value {
     let file = report.files.get(span.file);
     let (line, column, end_line, end_column) = position(file, span);
     let mut loc = json!({
         "physicalLocation": {
-            "artifactLocation": {"uri": file.name.trim_start_matches("./")},
+            "artifactLocation": artifact_location(&file.name),
             "region": {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
         }
     });
@@ -29,6 +63,45 @@ fn location(report: &Report, span: kubegap_core::Span, message: Option<&str>) ->
         loc["message"] = json!({"text": message});
     }
     loc
+}
+
+/// FNV-1a, 64 bits: tiny and stable across Rust versions and platforms (`DefaultHasher` is
+/// neither), which a fingerprint stored by a server between runs needs.
+fn fnv1a(parts: &[&str]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for byte in part.bytes().chain([0xff]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// `partialFingerprints` for each finding: a hash of the rule, the file, the Helm origin and
+/// the message, without line numbers, so a finding keeps its identity when lines move above
+/// it; `:N` counts equal hashes in report order, so two equal findings in one file stay two.
+/// GitHub code scanning only reads `primaryLocationLineHash`, which `upload-sarif` computes from
+/// the file and adds beside this key (it only skips results that already carry one); the SARIF
+/// spec lets any consumer match results on any key.
+fn fingerprints(report: &Report) -> Vec<Value> {
+    let mut seen: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
+    report
+        .findings
+        .iter()
+        .map(|f| {
+            let file = &report.files.get(f.span.file).name;
+            let hash = fnv1a(&[
+                f.rule,
+                file.trim_start_matches("./"),
+                f.origin.as_deref().unwrap_or_default(),
+                &f.message,
+            ]);
+            let n = seen.entry(hash).or_insert(0);
+            *n += 1;
+            json!({"kubegap/v1": format!("{hash:016x}:{n}")})
+        })
+        .collect()
 }
 
 /// The SARIF log.
@@ -53,10 +126,12 @@ pub fn render(report: &Report) -> String {
             r
         })
         .collect();
+    let fingerprints = fingerprints(report);
     let results: Vec<Value> = report
         .findings
         .iter()
-        .map(|f| {
+        .zip(fingerprints)
+        .map(|(f, fingerprint)| {
             let mut text = f.message.clone();
             if let Some(help) = &f.help {
                 text.push_str(&format!("\nhelp: {help}"));
@@ -67,6 +142,7 @@ pub fn render(report: &Report) -> String {
                 "level": level(f.severity),
                 "message": {"text": text},
                 "locations": [location(report, f.span, None)],
+                "partialFingerprints": fingerprint,
             });
             if !f.labels.is_empty() {
                 result["relatedLocations"] = Value::Array(
@@ -97,6 +173,9 @@ pub fn render(report: &Report) -> String {
                 "informationUri": "https://github.com/kubegap/kubegap",
                 "rules": rules
             }},
+            "originalUriBaseIds": {
+                SRCROOT: {"description": {"text": "the directory kubegap ran in, usually the repository root"}}
+            },
             "columnKind": "unicodeCodePoints",
             "results": results
         }]

@@ -31,7 +31,7 @@ const MAX_MS: u64 = 100 * 365 * 86_400_000;
 /// Parses `3600`, `"240s"`, `30m`, `1h30m`, `1.5h`, `500ms`, `100us` into milliseconds
 /// (rounded up). A number without a unit is read with `bare`. `None` when it is not a duration.
 pub fn parse(text: &str, bare: BareUnit) -> Option<u64> {
-    let text = text.trim().trim_matches(['"', '\'']).trim();
+    let text = unquote(text);
     if text.is_empty() || text.len() > 64 {
         return None;
     }
@@ -88,7 +88,7 @@ pub fn parse(text: &str, bare: BareUnit) -> Option<u64> {
 /// written into nginx.conf verbatim; F5 NGINX IC `nginx.org/*` timeouts): the nginx parser's
 /// own [`crate::nginx::parse_time`]. A bare number is seconds.
 pub fn nginx(text: &str) -> Option<u64> {
-    let text = text.trim().trim_matches(['"', '\'']).trim();
+    let text = unquote(text);
     let d = crate::nginx::parse_time(text)?;
     u64::try_from(d.as_millis()).ok()
 }
@@ -106,7 +106,7 @@ pub fn ingress_nginx_int(text: &str) -> Option<u64> {
 /// `m`, `h`, `d`; 2^31 ms at most). `None` for anything HAProxy would reject or warn about.
 pub fn haproxy(text: &str) -> Option<u64> {
     use crate::haproxy::duration::{parse_time, DurationValue};
-    let text = text.trim().trim_matches(['"', '\'']).trim();
+    let text = unquote(text);
     match parse_time(text, false) {
         Ok((DurationValue::Ms(ms), _)) => Some(ms),
         _ => None,
@@ -121,20 +121,26 @@ pub fn go(text: &str) -> Option<u64> {
 
 /// Whole seconds (AWS attributes, GKE `timeoutSec`, `terminationGracePeriodSeconds`).
 pub fn seconds(text: &str) -> Option<u64> {
-    let text = text.trim().trim_matches(['"', '\'']).trim();
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    parse(text, BareUnit::Seconds)
+    whole_number(text, BareUnit::Seconds)
 }
 
 /// Azure's idle timeout annotation: whole minutes.
 pub fn azure_minutes(text: &str) -> Option<u64> {
-    let text = text.trim().trim_matches(['"', '\'']).trim();
+    whole_number(text, BareUnit::Minutes)
+}
+
+/// A value as written in an annotation or ConfigMap, without surrounding blanks and quotes.
+fn unquote(text: &str) -> &str {
+    text.trim().trim_matches(['"', '\'']).trim()
+}
+
+/// A number without a unit, read in `unit`; `None` for anything else (`"60s"` included).
+fn whole_number(text: &str, unit: BareUnit) -> Option<u64> {
+    let text = unquote(text);
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    parse(text, BareUnit::Minutes)
+    parse(text, unit)
 }
 
 #[cfg(test)]

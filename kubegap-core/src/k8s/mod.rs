@@ -69,6 +69,18 @@ pub struct ContainerPort {
     pub at: At,
 }
 
+impl ContainerPort {
+    /// How messages name the port: `` `http` (8080) ``, `8080`, `` `http` `` or `?`.
+    pub fn describe(&self) -> String {
+        match (&self.name, self.number) {
+            (Some(name), Some(number)) => format!("`{name}` ({number})"),
+            (None, Some(number)) => number.to_string(),
+            (Some(name), None) => format!("`{name}`"),
+            (None, None) => "?".to_string(),
+        }
+    }
+}
+
 /// Anything with a pod template: Deployment, StatefulSet, DaemonSet, ReplicaSet,
 /// ReplicationController, Job, CronJob, Pod, DeploymentConfig.
 #[derive(Clone, Debug)]

@@ -502,11 +502,8 @@ pub fn service_selector_span(
     cx: &crate::rule::Context<'_>,
     service: &crate::k8s::Service,
 ) -> crate::source::Span {
-    let obj = cx.obj(service.obj);
-    cx.node(obj.at)
-        .get("spec")
-        .and_then(|spec| spec.get_entry("selector"))
-        .map_or_else(|| cx.span(obj.at), |(key, _)| key.span())
+    cx.key_span(service.obj, &["spec", "selector"])
+        .unwrap_or_else(|| cx.span(cx.obj(service.obj).at))
 }
 
 #[cfg(test)]

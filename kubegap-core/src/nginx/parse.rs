@@ -348,6 +348,20 @@ pub(crate) fn is_literal_block(name: &str) -> bool {
     )
 }
 
+/// The words read since the last `;`, `{` or `}` (at least one) as a directive that lacks its
+/// `;`, spanning from the name to the last argument; the caller reports the error.
+fn unterminated(words: &mut Vec<Arg>) -> RawDirective {
+    let name = words.remove(0);
+    let args = std::mem::take(words);
+    let end = args.last().map_or(name.span, |a| a.span);
+    RawDirective {
+        span: name.span.to(end),
+        name,
+        args,
+        block: None,
+    }
+}
+
 /// Parses one file. Never fails: returns what it could read and the problems met.
 pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>) {
     let mut lexer = Lexer {
@@ -477,24 +491,16 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                 if !words.is_empty() {
                     // A directive without its `;` before the `}`: report it at the directive,
                     // as crossplane does, and keep it.
-                    let name = words.remove(0);
-                    let args = std::mem::take(&mut words);
+                    let d = unterminated(&mut words);
                     let mut error = ParseError::new(
-                        name.span,
-                        format!("directive \"{}\" is not terminated by \";\"", name.value),
+                        d.name.span,
+                        format!("directive \"{}\" is not terminated by \";\"", d.name.value),
                     );
                     error.labels.push(Label {
                         span: close,
                         message: "the block ends here".into(),
                     });
                     lexer.errors.push(error);
-                    let end = args.last().map_or(name.span, |a| a.span);
-                    let d = RawDirective {
-                        span: name.span.to(end),
-                        name,
-                        args,
-                        block: None,
-                    };
                     push(&mut tree, &stack, d);
                 }
                 match stack.pop() {
@@ -513,22 +519,14 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
             }
             Token::Eof(eof) => {
                 if !words.is_empty() {
-                    let name = words.remove(0);
-                    let args = std::mem::take(&mut words);
+                    let d = unterminated(&mut words);
                     lexer.errors.push(ParseError::new(
-                        name.span,
+                        d.name.span,
                         format!(
                             "directive \"{}\" is not terminated by \";\" (unexpected end of file)",
-                            name.value
+                            d.name.value
                         ),
                     ));
-                    let end = args.last().map_or(name.span, |a| a.span);
-                    let d = RawDirective {
-                        span: name.span.to(end),
-                        name,
-                        args,
-                        block: None,
-                    };
                     push(&mut tree, &stack, d);
                 }
                 if let Some(&open) = stack.last() {

@@ -112,13 +112,11 @@ impl ValueSource {
         match self {
             ValueSource::Directive { span, .. } => {
                 let file = files.get(span.file);
-                let base = file
-                    .path
-                    .as_deref()
-                    .and_then(std::path::Path::file_name)
-                    .and_then(|n| n.to_str())
-                    .unwrap_or(&file.name);
-                format!("set at {base}:{}", file.line_col(span.start).line)
+                format!(
+                    "set at {}:{}",
+                    file.base_name(),
+                    file.line_col(span.start).line
+                )
             }
             ValueSource::Default(text) => text.clone(),
         }
@@ -195,7 +193,17 @@ impl NginxConfig {
         default: Duration,
         default_text: &str,
     ) -> Effective<Duration> {
-        if let Some(id) = self.effective(at, name) {
+        self.time_or_default(self.effective(at, name), default, default_text)
+    }
+
+    /// The time a directive sets, or `default` when there is none or nginx could not read it.
+    fn time_or_default(
+        &self,
+        directive: Option<DirectiveId>,
+        default: Duration,
+        default_text: &str,
+    ) -> Effective<Duration> {
+        if let Some(id) = directive {
             let d = self.get(id);
             if let Some(value) = d.arg(0).and_then(parse_time) {
                 return Effective {
@@ -242,22 +250,12 @@ impl NginxConfig {
 
     /// The upstream block's `keepalive_timeout` (default 60s; not inherited from `http`).
     pub fn upstream_keepalive_timeout(&self, upstream: DirectiveId) -> Effective<Duration> {
-        if let Some(id) = self
-            .find_children(Some(upstream), "keepalive_timeout")
-            .next()
-        {
-            let d = self.get(id);
-            if let Some(value) = d.arg(0).and_then(parse_time) {
-                return Effective {
-                    value,
-                    source: ValueSource::Directive { id, span: d.span },
-                };
-            }
-        }
-        Effective {
-            value: Duration::from_secs(60),
-            source: ValueSource::Default("nginx default for upstream keep-alive".into()),
-        }
+        self.time_or_default(
+            self.find_children(Some(upstream), "keepalive_timeout")
+                .next(),
+            Duration::from_secs(60),
+            "nginx default for upstream keep-alive",
+        )
     }
 
     /// `worker_shutdown_timeout` of the main context (no default: old workers wait forever).

@@ -77,10 +77,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         }
         let span = cx
-            .node(cx.obj(pdb.obj).at)
-            .get("spec")
-            .and_then(|spec| spec.get_entry("selector"))
-            .map(|(key, _)| key.span())
+            .key_span(pdb.obj, &["spec", "selector"])
             .or_else(|| pdb.selector_at.map(|at| cx.span(at)))
             .unwrap_or_else(|| cx.span(cx.obj(pdb.obj).at));
         sink.report(

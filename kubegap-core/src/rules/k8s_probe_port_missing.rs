@@ -1,6 +1,6 @@
 //! `k8s-probe-port-missing`: a probe port that its container does not declare.
 
-use crate::k8s::pod;
+use crate::k8s::{pod, ContainerPort};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -132,12 +132,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         let list: Vec<String> = container
                             .ports
                             .iter()
-                            .map(|p| match (&p.name, p.number) {
-                                (Some(n), Some(num)) => format!("`{n}` ({num})"),
-                                (None, Some(num)) => num.to_string(),
-                                (Some(n), None) => format!("`{n}`"),
-                                (None, None) => "?".to_string(),
-                            })
+                            .map(ContainerPort::describe)
                             .collect();
                         let f = sink.report(
                             port.span(),

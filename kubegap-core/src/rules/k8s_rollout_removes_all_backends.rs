@@ -112,6 +112,19 @@ fn strategy_paths(
     }
 }
 
+/// Points at the replica count when it is written on the workload or its HPA, and says where
+/// it came from otherwise.
+fn cite_replicas(cx: &Context<'_>, f: &mut Finding, replicas: &pod::Replicas) {
+    match replicas.at() {
+        Some(at) => {
+            f.label(cx.span(at), format!("{} replica(s)", replicas.count));
+        }
+        None => {
+            f.note(format!("replica count: {}", replicas.origin(cx)));
+        }
+    }
+}
+
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let links = pod::Links::new(cx.k8s);
     for workload in &cx.k8s.workloads {
@@ -147,14 +160,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 ),
             );
             f.label(selector, via);
-            match replicas.at() {
-                Some(at) => {
-                    f.label(cx.span(at), format!("{} replica(s)", replicas.count));
-                }
-                None => {
-                    f.note(format!("replica count: {}", replicas.origin(cx)));
-                }
-            }
+            cite_replicas(cx, f, &replicas);
             f.help("use `RollingUpdate` with `maxUnavailable` below the replica count; if two versions must not run together, add a PodDisruptionBudget and accept a short overlap window elsewhere");
             continue;
         }
@@ -171,14 +177,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         ),
                     );
                     f.label(selector, via);
-                    match replicas.at() {
-                        Some(at) => {
-                            f.label(cx.span(at), format!("{} replica(s)", replicas.count));
-                        }
-                        None => {
-                            f.note(format!("replica count: {}", replicas.origin(cx)));
-                        }
-                    }
+                    cite_replicas(cx, f, &replicas);
                     f.help(format!(
                         "lower `maxUnavailable` below the replica count (the default is {default_max}) and let `maxSurge` add capacity instead"
                     ));

@@ -87,10 +87,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .collect();
         // The `selector` key: a block mapping's value starts on the next line.
         let span = cx
-            .node(cx.obj(service.obj).at)
-            .get("spec")
-            .and_then(|spec| spec.get_entry("selector"))
-            .map_or_else(|| cx.span(selector), |(key, _)| key.span());
+            .key_span(service.obj, &["spec", "selector"])
+            .unwrap_or_else(|| cx.span(selector));
         let f = sink.report(
             span,
             format!(

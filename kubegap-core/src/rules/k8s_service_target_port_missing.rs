@@ -193,12 +193,7 @@ fn label_containers(cx: &Context<'_>, f: &mut Finding, containers: &[&crate::k8s
         let declared: Vec<String> = c
             .ports
             .iter()
-            .map(|p| match (&p.name, p.number) {
-                (Some(n), Some(num)) => format!("`{n}` ({num})"),
-                (None, Some(num)) => num.to_string(),
-                (Some(n), None) => format!("`{n}`"),
-                (None, None) => "?".to_string(),
-            })
+            .map(crate::k8s::ContainerPort::describe)
             .collect();
         let text = if declared.is_empty() {
             format!("container `{}` declares no ports", c.name)
