@@ -49,12 +49,7 @@ fn ms_secs(ms: u64) -> f64 {
 }
 
 fn base_name(cx: &Context<'_>, span: Span) -> String {
-    let file = cx.files.get(span.file);
-    std::path::Path::new(&file.name)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(&file.name)
-        .to_string()
+    cx.files.get(span.file).base_name().to_string()
 }
 
 /// The Service a proxy target reaches, and the Service port: a cluster DNS name, or any
@@ -178,11 +173,7 @@ fn haproxy_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
     for config in cx.haproxy {
         let view = config.view(cx.settings.haproxy_version.as_ref());
         let file = cx.files.get(config.file);
-        let base = std::path::Path::new(&file.name)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(&file.name)
-            .to_string();
+        let base = file.base_name().to_string();
         // Every reload cuts the old process's connections at `hard-stop-after`.
         let hard_stop = view
             .global_time("hard-stop-after")
