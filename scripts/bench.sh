@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 cargo build --release -p kubegap-cli
 mkdir -p target/bench
 stream=target/bench/helm-stream.yaml
-[ -s "$stream" ] || python3 scripts/gen_helm_stream.py 3334 > "$stream"
+[ -s "$stream" ] || python3 scripts/gen_helm_stream.py 15000 > "$stream"
 bin=target/release/kubegap
 corpus=../shared/corpus
 hyperfine --warmup 1 --runs 5 --ignore-failure --export-markdown target/bench/corpus.md \

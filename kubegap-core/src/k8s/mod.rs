@@ -223,6 +223,9 @@ pub struct Graph {
     workload_index: BTreeMap<ObjId, usize>,
     /// Object → index into `services`.
     service_index: BTreeMap<ObjId, usize>,
+    /// (namespace, Service name) → Ingresses and Routes that send traffic to it, with the
+    /// backend's service-name node.
+    backend_refs: BTreeMap<(String, String), Vec<(ObjId, At)>>,
 }
 
 const WORKLOAD_KINDS: &[&str] = &[
@@ -272,7 +275,44 @@ impl Graph {
             }
         }
         graph.link();
+        graph.index_backends(documents);
         graph
+    }
+
+    /// Indexes Ingress and Route backends by the Service they name, so that "who sends traffic
+    /// to this Service" is a lookup, not a scan of every Ingress per workload.
+    fn index_backends(&mut self, documents: &[Document]) {
+        let mut refs: BTreeMap<(String, String), Vec<(ObjId, At)>> = BTreeMap::new();
+        let name_of = |at: At| documents[at.doc].node(at.node).as_str().map(str::to_string);
+        for ingress in &self.ingresses {
+            let ns = &self.objects[ingress.obj].namespace;
+            for b in &ingress.backends {
+                if let Some(name) = name_of(b.service_name) {
+                    refs.entry((ns.clone(), name))
+                        .or_default()
+                        .push((ingress.obj, b.service_name));
+                }
+            }
+        }
+        for route in &self.routes {
+            let ns = &self.objects[route.obj].namespace;
+            if let Some(to) = route.to {
+                if let Some(name) = name_of(to) {
+                    refs.entry((ns.clone(), name))
+                        .or_default()
+                        .push((route.obj, to));
+                }
+            }
+        }
+        self.backend_refs = refs;
+    }
+
+    /// Ingresses and Routes whose backends name this Service, in input order, with the node of
+    /// the backend's service name.
+    pub fn backends_of(&self, namespace: &str, service: &str) -> &[(ObjId, At)] {
+        self.backend_refs
+            .get(&(namespace.to_string(), service.to_string()))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Precomputes which workloads each Service selects, through an index of pod template labels

@@ -459,36 +459,13 @@ pub fn exposures(
                 service: service.obj,
             });
         }
-        for ingress in &graph.ingresses {
-            if graph.objects[ingress.obj].namespace != sobj.namespace {
-                continue;
-            }
-            if let Some(b) = ingress
-                .backends
-                .iter()
-                .find(|b| graph.node(docs, b.service_name).as_str() == Some(sobj.name.as_str()))
-            {
-                out.push(Exposure {
-                    obj: ingress.obj,
-                    at: b.service_name,
-                    service: service.obj,
-                });
-            }
-        }
-        for route in &graph.routes {
-            if graph.objects[route.obj].namespace != sobj.namespace {
-                continue;
-            }
-            if let Some(to) = route
-                .to
-                .filter(|to| graph.node(docs, *to).as_str() == Some(sobj.name.as_str()))
-            {
-                out.push(Exposure {
-                    obj: route.obj,
-                    at: to,
-                    service: service.obj,
-                });
-            }
+        // Ingresses and Routes naming this Service (first backend of each).
+        for (obj, at) in graph.backends_of(&sobj.namespace, &sobj.name) {
+            out.push(Exposure {
+                obj: *obj,
+                at: *at,
+                service: service.obj,
+            });
         }
     }
     out.sort_by_key(|e| (e.obj, e.service));
