@@ -322,6 +322,21 @@ pub fn target_port_for(cx: &Context<'_>, service: &Service, port: &PortRef) -> O
     }
 }
 
+/// A duration declared in an object's annotation (`kubegap.io/ping-interval: 45s`).
+fn declared_secs(cx: &Context<'_>, object: crate::yaml::NodeRef<'_>, key: &str) -> Option<Value> {
+    let node = object.path(&["metadata", "annotations", key])?;
+    let secs = node.as_str().and_then(app::parse_secs)?;
+    let at = cx.cite(node.span());
+    Some(
+        Value::new(
+            secs,
+            format!("annotation `{key}` at {at}"),
+            Some(node.span()),
+        )
+        .at(at),
+    )
+}
+
 /// Appends Service and app hops for `service` to `front`, one chain per selected workload.
 #[allow(clippy::too_many_arguments)]
 pub fn finish_chains(
@@ -338,18 +353,7 @@ pub fn finish_chains(
     let mut workloads = cx.k8s.service_targets(service);
     workloads.dedup_by_key(|w| w.obj);
     let service_obj = cx.node(cx.obj(service.obj).at);
-    let declared = |key: &str| -> Option<Value> {
-        let node = service_obj.path(&["metadata", "annotations", key])?;
-        let secs = node.as_str().and_then(app::parse_secs)?;
-        Some(
-            Value::new(
-                secs,
-                format!("annotation `{key}` at {}", cx.cite(node.span())),
-                Some(node.span()),
-            )
-            .at(cx.cite(node.span())),
-        )
-    };
+    let declared = |key: &str| declared_secs(cx, service_obj, key);
     if workloads.is_empty() {
         // The pods are not in the input: the chain still ends at the Service.
         let mut hops = front.to_vec();
@@ -371,18 +375,7 @@ pub fn finish_chains(
             hops.push(app);
         }
         let workload_node = cx.node(cx.obj(w.obj).at);
-        let declared_w = |key: &str| -> Option<Value> {
-            let node = workload_node.path(&["metadata", "annotations", key])?;
-            let secs = node.as_str().and_then(app::parse_secs)?;
-            Some(
-                Value::new(
-                    secs,
-                    format!("annotation `{key}` at {}", cx.cite(node.span())),
-                    Some(node.span()),
-                )
-                .at(cx.cite(node.span())),
-            )
-        };
+        let declared_w = |key: &str| declared_secs(cx, workload_node, key);
         out.push(Chain {
             route: route.to_string(),
             anchor,
