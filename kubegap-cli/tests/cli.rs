@@ -420,3 +420,51 @@ fn chains_command_prints_every_hop_with_its_source() {
         .unwrap()
         .contains("apps.yaml:18"));
 }
+
+#[test]
+fn inline_suppressions() {
+    let out = kubegap(
+        &["lint", "testdata/cli/suppressed.yaml", "--format", "json"],
+        None,
+    );
+    let v = json(&out);
+    let found: Vec<(String, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // The comment above line 6 and the one at the end of line 31 suppress their rules; the one
+    // on line 33 names another rule, so that finding stays.
+    assert_eq!(
+        found,
+        vec![("k8s-service-target-port-missing".to_string(), 33)],
+        "{v}"
+    );
+    assert_eq!(v["summary"]["suppressed"].as_u64(), Some(2));
+    let human = kubegap(
+        &["lint", "testdata/cli/suppressed.yaml", "--color", "never"],
+        None,
+    );
+    assert!(String::from_utf8_lossy(&human.stdout).contains("(2 suppressed)"));
+    // haproxy.cfg and nginx use the same comments.
+    let cfg = "global\n    # kubegap-ignore: haproxy-reload-not-seamless, haproxy-no-old-process-deadline\n    maxconn 100\n";
+    let out = kubegap(
+        &["lint", "-", "--kind", "haproxy", "--format", "json"],
+        Some(cfg.as_bytes()),
+    );
+    let v = json(&out);
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["rule"] != "haproxy-reload-not-seamless"),
+        "{v}"
+    );
+}

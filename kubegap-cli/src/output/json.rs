@@ -52,6 +52,7 @@ struct JsonSummary {
     errors: usize,
     warnings: usize,
     infos: usize,
+    suppressed: usize,
 }
 
 /// Renders the report as pretty JSON with a trailing newline.
@@ -106,6 +107,7 @@ pub fn render(report: &Report) -> String {
             errors: s.errors,
             warnings: s.warnings,
             infos: s.infos,
+            suppressed: s.suppressed,
         },
     };
     let mut out =

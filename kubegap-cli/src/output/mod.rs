@@ -20,7 +20,7 @@ pub fn position(file: &SourceFile, span: Span) -> (u32, u32, u32, u32) {
 pub fn summary_line(report: &Report) -> String {
     let s = &report.summary;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    format!(
+    let mut line = format!(
         "{}, {}, {}: {}, {}, {}",
         plural(s.files, "file"),
         plural(s.documents, "document"),
@@ -28,5 +28,9 @@ pub fn summary_line(report: &Report) -> String {
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         plural(s.infos, "info"),
-    )
+    );
+    if s.suppressed > 0 {
+        line.push_str(&format!(" ({} suppressed)", s.suppressed));
+    }
+    line
 }
