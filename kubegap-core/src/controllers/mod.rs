@@ -248,7 +248,7 @@ impl Source {
     pub fn cite(&self, files: &SourceMap) -> String {
         let at = |span: &Span| {
             let file = files.get(span.file);
-            format!("{}:{}", file.name, file.line_col(span.start).line)
+            format!("{}:{}", file.base_name(), file.line_col(span.start).line)
         };
         match self {
             Source::Annotation { key, key_span, .. } => {
@@ -274,7 +274,7 @@ impl Source {
     pub fn describe(&self, files: &SourceMap) -> String {
         let cite = |span: &Span| {
             let file = files.get(span.file);
-            format!("{}:{}", file.name, file.line_col(span.start).line)
+            format!("{}:{}", file.base_name(), file.line_col(span.start).line)
         };
         match self {
             Source::Annotation { key, key_span, .. } => {
