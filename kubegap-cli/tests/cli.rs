@@ -468,3 +468,47 @@ fn inline_suppressions() {
         "{v}"
     );
 }
+
+#[test]
+fn a_file_named_twice_is_linted_once() {
+    let once = kubegap(
+        &["lint", "testdata/cli/helm-stream.yaml", "--format", "json"],
+        None,
+    );
+    let twice = kubegap(
+        &[
+            "lint",
+            "./testdata/cli/helm-stream.yaml",
+            "testdata/cli/helm-stream.yaml",
+            "testdata/cli",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let a = json(&once);
+    let b = json(&twice);
+    let count = |v: &serde_json::Value| {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["file"].as_str().unwrap().ends_with("helm-stream.yaml"))
+            .count()
+    };
+    assert_eq!(count(&a), count(&b));
+    // The smallest name wins, whatever the order of the arguments.
+    let names: Vec<&str> = b["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["file"].as_str())
+        .filter(|f| f.ends_with("helm-stream.yaml"))
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| *n == "./testdata/cli/helm-stream.yaml"),
+        "{names:?}"
+    );
+}

@@ -107,6 +107,19 @@ fn parse_finding(error: ParseError) -> Finding {
 pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
     inputs.sort_by(|a, b| a.name.cmp(&b.name));
     inputs.dedup_by(|a, b| a.name == b.name);
+    // The same file named twice (`k8s/a.yaml` and `./k8s/a.yaml`, or a directory and a file in
+    // it) is linted once, under the smallest of its names, whatever the argument order.
+    let mut seen = std::collections::BTreeSet::new();
+    inputs.retain(|input| {
+        match input
+            .path
+            .as_deref()
+            .and_then(|p| std::fs::canonicalize(p).ok())
+        {
+            Some(canonical) => seen.insert(canonical),
+            None => true,
+        }
+    });
     let mut files = SourceMap::default();
     let mut parse_findings = Vec::new();
     for input in inputs {
