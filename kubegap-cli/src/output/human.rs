@@ -188,7 +188,8 @@ pub fn render(report: &Report, color: bool) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(100)
-        .with_links(false);
+        .with_links(false)
+        .with_show_related_as_nested(true);
     let mut out = String::new();
     for f in &report.findings {
         let diag = build(report, f);
@@ -206,7 +207,8 @@ pub fn render(report: &Report, color: bool) -> String {
 pub fn render_finding(report: &Report, f: &Finding) -> String {
     let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
         .with_width(100)
-        .with_links(false);
+        .with_links(false)
+        .with_show_related_as_nested(true);
     let mut out = String::new();
     if handler.render_report(&mut out, &build(report, f)).is_err() {
         out.push_str(&format!("{}: {}\n", f.rule, f.message));
