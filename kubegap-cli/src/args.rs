@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// kubegap: an offline linter for the gaps between Kubernetes manifests, haproxy.cfg and nginx
 /// configs that cause outages (reload cuts, keep-alive races, broken port links).
 #[derive(Debug, Parser)]
-#[command(name = "kubegap", version, about, long_about = None)]
+#[command(name = "kubegap", version)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
