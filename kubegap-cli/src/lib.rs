@@ -210,19 +210,25 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
     }
 }
 
-fn lint(args: &LintArgs) -> i32 {
-    let settings = match settings(args) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_ERROR;
-        }
-    };
+/// What `lint` and `chains` share: settings, the thread pool, discovery (its errors printed).
+fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered), i32> {
+    let settings = settings(args).map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_ERROR
+    })?;
     setup_threads(args);
     let discovered = walk::discover(&args.paths, forced_kind(args));
     for e in &discovered.errors {
         eprintln!("error: {e}");
     }
+    Ok((settings, discovered))
+}
+
+fn lint(args: &LintArgs) -> i32 {
+    let (settings, discovered) = match prepare(args) {
+        Ok(prepared) => prepared,
+        Err(code) => return code,
+    };
     let report = kubegap_core::lint(discovered.inputs, &settings);
     let text = match args.format {
         Format::Human => output::human::render(&report, use_color(args.color)),
@@ -239,18 +245,10 @@ fn lint(args: &LintArgs) -> i32 {
 
 /// `kubegap chains`: every timeout chain, one route per block, one line of hops each.
 fn chains(args: &LintArgs) -> i32 {
-    let settings = match settings(args) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_ERROR;
-        }
+    let (settings, discovered) = match prepare(args) {
+        Ok(prepared) => prepared,
+        Err(code) => return code,
     };
-    setup_threads(args);
-    let discovered = walk::discover(&args.paths, forced_kind(args));
-    for e in &discovered.errors {
-        eprintln!("error: {e}");
-    }
     let workspace = kubegap_core::engine::load(discovered.inputs, &settings);
     let cx = workspace.context(&settings);
     let chains = kubegap_core::chain::build(&cx);

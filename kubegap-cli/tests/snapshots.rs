@@ -52,16 +52,6 @@ fn apply_fixture_settings(dir: &Path, settings: &mut Settings) {
         let Some((key, value)) = line.split_once('=') else {
             continue;
         };
-        let value = value.trim();
-        match key.trim() {
-            "haproxy_version" => {
-                settings.haproxy_version = kubegap_core::config::Version::parse(value)
-            }
-            "nginx_version" => settings.nginx_version = kubegap_core::config::Version::parse(value),
-            "nodes" => settings.nodes = value.parse().ok(),
-            "complete" => settings.complete = value == "true",
-            "l7_in_front" => settings.l7_in_front = value == "true",
-            _ => {}
-        }
+        settings.apply_fixture_setting(key, value);
     }
 }

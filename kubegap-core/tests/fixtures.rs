@@ -82,19 +82,10 @@ fn settings_for(rule: &str, dir: &Path) -> Settings {
             let Some((key, value)) = line.split_once('=') else {
                 continue;
             };
-            let value = value.trim();
-            match key.trim() {
-                "haproxy_version" => {
-                    settings.haproxy_version = kubegap_core::config::Version::parse(value)
-                }
-                "nginx_version" => {
-                    settings.nginx_version = kubegap_core::config::Version::parse(value)
-                }
-                "nodes" => settings.nodes = value.parse().ok(),
-                "complete" => settings.complete = value == "true",
-                "l7_in_front" => settings.l7_in_front = value == "true",
-                _ => panic!("unknown fixture setting {key}"),
-            }
+            assert!(
+                settings.apply_fixture_setting(key, value),
+                "unknown fixture setting {key}"
+            );
         }
     }
     settings
