@@ -9,7 +9,7 @@ use crate::k8s::At;
 use crate::rule::Context;
 
 /// A controller setting as a chain value.
-fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
+pub(super) fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
     let source = setting.source.describe(cx.files);
     let span = setting.source.span();
     let short = match (span, setting.source.is_default()) {
@@ -21,7 +21,7 @@ fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
 /// input (DOMAIN.md §2.2, §2.4).
-fn default_client_keepalive(product: Product) -> Option<Value> {
+pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
     let (secs, text) = match product {
         Product::IngressNginx => (75.0, "default `keep-alive` of ingress-nginx"),
         Product::NginxInc => (75.0, "default `keepalive_timeout` of nginx"),

@@ -234,8 +234,30 @@ pub fn service_hop(cx: &Context<'_>, service: &Service) -> Hop {
     )
 }
 
-/// The app hop of one workload, if its server's keep-alive is known.
+/// The app hop of one workload, if its server's keep-alive is known. An ingress controller
+/// behind the Service (a GKE Ingress in front of ingress-nginx) is a proxy hop with its client
+/// keep-alive (ingress-nginx `keep-alive`, 75 s by default).
 pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Option<Hop> {
+    if let Some(controller) = cx
+        .controllers
+        .controllers
+        .iter()
+        .find(|c| c.obj == workload.obj)
+    {
+        let o = cx.obj(workload.obj);
+        let mut hop = Hop::new(
+            Layer::Proxy,
+            format!("{} ({})", controller.product.name(), o.name),
+            Some(cx.span(o.at)),
+        );
+        hop.keepalive = controller
+            .settings
+            .client_keepalive_timeout
+            .as_ref()
+            .map(|s| ingress::value(cx, s))
+            .or_else(|| ingress::default_client_keepalive(controller.product));
+        return Some(hop);
+    }
     let detected = app::detect(cx, workload, port)?;
     let o = cx.obj(workload.obj);
     let mut hop = Hop::new(
