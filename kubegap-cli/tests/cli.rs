@@ -512,3 +512,30 @@ fn a_file_named_twice_is_linted_once() {
         "{names:?}"
     );
 }
+
+#[test]
+fn minified_json_does_not_flood_the_terminal() {
+    // `kubectl get -o json | jq -c`: one huge line. The finding names its position instead of
+    // printing the line.
+    let mut items = Vec::new();
+    for i in 0..2000 {
+        items.push(format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}","namespace":"x"}},"data":{{"k":"v"}}}}"#
+        ));
+    }
+    items.push(r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","namespace":"x"},"spec":{"selector":{"app":"nope"},"ports":[{"port":80}]}}"#.to_string());
+    items.push(r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"x"},"spec":{"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}"#.to_string());
+    let json_list = format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+        items.join(",")
+    );
+    assert!(json_list.len() > 150_000);
+    let out = kubegap(
+        &["lint", "-", "--color", "never", "--fail-on", "never"],
+        Some(json_list.as_bytes()),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.len() < 2_000, "{} bytes of output", text.len());
+    assert!(text.contains("at <stdin>:1:"), "{text}");
+    assert!(text.contains("k8s-service-selects-nothing"));
+}

@@ -133,8 +133,37 @@ fn span_of(span: kubegap_core::Span) -> SourceSpan {
     (span.start as usize, span.len()).into()
 }
 
+/// Lines longer than this are not printed as snippets (minified JSON would flood the terminal);
+/// the finding then names its position in words instead.
+const MAX_SNIPPET_LINE: usize = 400;
+
+/// Whether every line a span touches is short enough to show.
+fn showable(file: &SourceFile, span: kubegap_core::Span) -> bool {
+    let starts = file.line_starts();
+    let first = file.line_index(span.start);
+    let last = file.line_index(span.end.max(span.start));
+    (first..=last).all(|i| {
+        let start = starts[i] as usize;
+        let end = starts.get(i + 1).map_or(file.text.len(), |e| *e as usize);
+        end - start <= MAX_SNIPPET_LINE
+    })
+}
+
+/// `file:line:column` of a span, for findings whose lines are too long to show.
+fn where_is(file: &SourceFile, span: kubegap_core::Span) -> String {
+    let at = file.line_col(span.start);
+    format!("{}:{}:{}", file.name, at.line, at.column)
+}
+
 fn build<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
     let file = report.files.get(f.span.file);
+    if !showable(file, f.span)
+        || f.labels
+            .iter()
+            .any(|l| !showable(report.files.get(l.span.file), l.span))
+    {
+        return build_without_snippets(report, f);
+    }
     let mut labels = vec![LabeledSpan::new_primary_with_span(None, span_of(f.span))];
     let mut related = Vec::new();
     for l in &f.labels {
@@ -176,6 +205,38 @@ fn build<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
         source: IndexedSource { file },
         labels,
         related,
+    }
+}
+
+/// A finding whose lines are too long to print: positions in words, no source snippets.
+fn build_without_snippets<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
+    let file = report.files.get(f.span.file);
+    let mut help_lines = vec![format!(
+        "at {} (the line is too long to show)",
+        where_is(file, f.span)
+    )];
+    for l in &f.labels {
+        help_lines.push(format!(
+            "{}: {}",
+            where_is(report.files.get(l.span.file), l.span),
+            l.message
+        ));
+    }
+    help_lines.extend(f.notes.iter().cloned());
+    if let Some(origin) = &f.origin {
+        help_lines.push(format!("in Helm template {origin}"));
+    }
+    if let Some(help) = &f.help {
+        help_lines.push(help.clone());
+    }
+    Rendered {
+        message: f.message.clone(),
+        code: Some(f.rule),
+        severity: severity(f.severity),
+        help: Some(help_lines.join("\n")),
+        source: IndexedSource { file },
+        labels: Vec::new(),
+        related: Vec::new(),
     }
 }
 
