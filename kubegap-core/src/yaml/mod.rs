@@ -445,10 +445,14 @@ impl Builder {
                 end -= 1;
             }
             // Own-line comments after the last entry belong to what follows, not to this node.
-            let line_start = bytes[..end]
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |i| i + 1);
+            // Only the gap after the last child is searched, so a long line (minified JSON)
+            // is not scanned again for every collection that closes on it.
+            // (The newline that ends the last child's line may sit just before `floor`.)
+            let from = floor.saturating_sub(1).min(end);
+            let Some(newline) = bytes[from..end].iter().rposition(|b| *b == b'\n') else {
+                break;
+            };
+            let line_start = from + newline + 1;
             let line = &bytes[line_start..end];
             let is_comment = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'#');
             if is_comment && line_start >= floor && line_start > start {
