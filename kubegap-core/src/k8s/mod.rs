@@ -223,6 +223,10 @@ pub struct Graph {
     workload_index: BTreeMap<ObjId, usize>,
     /// Object → index into `services`.
     service_index: BTreeMap<ObjId, usize>,
+    /// (namespace, label key, label value) → indices into `workloads` whose pod template has it.
+    label_index: BTreeMap<(String, String, String), Vec<usize>>,
+    /// Namespaces that hold at least one workload.
+    workload_namespaces: std::collections::BTreeSet<String>,
     /// (namespace, Service name) → Ingresses and Routes that send traffic to it, with the
     /// backend's service-name node.
     backend_refs: BTreeMap<(String, String), Vec<(ObjId, At)>>,
@@ -372,6 +376,15 @@ impl Graph {
             .iter()
             .enumerate()
             .map(|(i, w)| (w.obj, i))
+            .collect();
+        self.label_index = by_label
+            .iter()
+            .map(|((ns, k, v), ws)| ((ns.to_string(), k.to_string(), v.to_string()), ws.clone()))
+            .collect();
+        self.workload_namespaces = self
+            .workloads
+            .iter()
+            .map(|w| self.objects[w.obj].namespace.clone())
             .collect();
         self.service_index = self
             .services
@@ -622,9 +635,15 @@ impl Graph {
 
     /// Whether any workload is in this namespace.
     pub fn namespace_has_workloads(&self, namespace: &str) -> bool {
-        self.workloads
-            .iter()
-            .any(|w| self.objects[w.obj].namespace == namespace)
+        self.workload_namespaces.contains(namespace)
+    }
+
+    /// Workloads (indices into `workloads`) whose pod template carries `key=value`, in a
+    /// namespace.
+    pub fn workloads_with_label(&self, namespace: &str, key: &str, value: &str) -> &[usize] {
+        self.label_index
+            .get(&(namespace.to_string(), key.to_string(), value.to_string()))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Workloads whose pod template a Service selects (same namespace; empty selector selects none).

@@ -97,19 +97,34 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 cx.describe(service.obj)
             ),
         );
-        // Point at the closest miss: the workload sharing the most selector labels.
-        let closest = cx
-            .k8s
-            .workloads
+        // Point at the closest miss: the workload sharing the most selector labels (found
+        // through the label index, so thousands of Services stay linear).
+        let mut shared: std::collections::BTreeMap<usize, usize> =
+            std::collections::BTreeMap::new();
+        for (k, v) in &service.selector_labels {
+            for w in cx.k8s.workloads_with_label(ns, k, v) {
+                *shared.entry(*w).or_default() += 1;
+            }
+        }
+        if shared.is_empty() && cx.k8s.workloads.len() <= 200 {
+            // No shared pair: a workload carrying one of the selector's values under another key
+            // (`app: web` vs `app.kubernetes.io/name: web`) is the likely intended target. Only
+            // scanned in small inputs, so large streams stay linear.
+            for (i, w) in cx.k8s.workloads.iter().enumerate() {
+                if &cx.obj(w.obj).namespace == ns
+                    && service
+                        .selector_labels
+                        .values()
+                        .any(|v| w.labels.values().any(|l| l == v))
+                {
+                    shared.entry(i).or_insert(0);
+                }
+            }
+        }
+        let closest = shared
             .iter()
-            .filter(|w| &cx.obj(w.obj).namespace == ns)
-            .max_by_key(|w| {
-                service
-                    .selector_labels
-                    .iter()
-                    .filter(|(k, v)| w.labels.get(*k) == Some(v))
-                    .count()
-            });
+            .max_by_key(|(w, n)| (**n, std::cmp::Reverse(**w)))
+            .map(|(w, _)| &cx.k8s.workloads[*w]);
         if let Some(w) = closest {
             let labels: Vec<String> = w.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
             f.label(
