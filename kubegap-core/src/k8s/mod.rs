@@ -665,11 +665,27 @@ impl Graph {
     /// Workloads a PDB selects.
     pub fn pdb_targets(&self, pdb: &Pdb) -> Vec<&Workload> {
         let ns = &self.objects[pdb.obj].namespace;
-        self.workloads
+        // With `matchLabels`, only workloads carrying its rarest pair can match (label index);
+        // selectors made only of expressions are checked against the whole namespace.
+        let candidates = pdb
+            .selector
+            .match_labels
             .iter()
-            .filter(|w| &self.objects[w.obj].namespace == ns)
-            .filter(|w| pdb.selector.matches(&w.labels))
-            .collect()
+            .map(|(k, v)| self.workloads_with_label(ns, k, v))
+            .min_by_key(|c| c.len());
+        match candidates {
+            Some(indices) => indices
+                .iter()
+                .map(|i| &self.workloads[*i])
+                .filter(|w| pdb.selector.matches(&w.labels))
+                .collect(),
+            None => self
+                .workloads
+                .iter()
+                .filter(|w| &self.objects[w.obj].namespace == ns)
+                .filter(|w| pdb.selector.matches(&w.labels))
+                .collect(),
+        }
     }
 
     /// The workload an HPA scales.
