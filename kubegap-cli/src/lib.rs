@@ -44,7 +44,7 @@ pub fn run(cli: Cli) -> i32 {
                     "# {} ({})\n\n{}",
                     rule.id,
                     rule.default_severity.name(),
-                    rule.docs
+                    rule.markdown()
                 );
                 if !rule.evidence.is_empty() {
                     out.push_str("\n## Evidence\n");

@@ -93,6 +93,19 @@ pub struct Rule {
     pub check: CheckFn,
 }
 
+impl Rule {
+    /// The documentation as Markdown: the doc comment without the space that follows each
+    /// `///`.
+    pub fn markdown(&self) -> String {
+        let mut out = String::with_capacity(self.docs.len());
+        for line in self.docs.lines() {
+            out.push_str(line.strip_prefix(' ').unwrap_or(line));
+            out.push('\n');
+        }
+        out
+    }
+}
+
 impl std::fmt::Debug for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Rule")

@@ -27,7 +27,7 @@ fn generate() -> BTreeMap<String, String> {
             rule.default_severity.name(),
             rule.domain
         );
-        page.push_str(rule.docs.trim_end());
+        page.push_str(rule.markdown().trim_end());
         page.push('\n');
         if !rule.evidence.is_empty() {
             page.push_str("\n## Evidence\n\n");

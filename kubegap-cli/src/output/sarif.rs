@@ -116,9 +116,9 @@ pub fn render(report: &Report) -> String {
             let mut r = json!({
                 "id": id,
                 "shortDescription": {"text": rule.map_or("", |r| r.summary)},
-                "fullDescription": {"text": rule.map_or("", |r| r.docs.lines().next().unwrap_or_default().trim())},
+                "fullDescription": {"text": rule.map_or(String::new(), |r| r.docs.lines().next().unwrap_or_default().trim().to_string())},
                 "defaultConfiguration": {"level": level(rule.map_or(Severity::Warning, |r| r.default_severity))},
-                "help": {"markdown": rule.map_or("", |r| r.docs), "text": rule.map_or("", |r| r.summary)}
+                "help": {"markdown": rule.map_or(String::new(), |r| r.markdown()), "text": rule.map_or("", |r| r.summary)}
             });
             if let Some(url) = rule.and_then(|r| r.evidence.first()) {
                 r["helpUri"] = json!(url);
