@@ -89,10 +89,17 @@ fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Pr
     let controller = route.controller.and_then(|i| model.controllers.get(i));
     let span = controller.map(|c| cx.span(cx.obj(c.obj).at));
     let mut hop = Hop::new(Layer::Proxy, product.name(), span);
-    hop.pool_idle = route
-        .upstream_keepalive_timeout
-        .as_ref()
-        .map(|s| value(cx, s));
+    hop.pool_idle = route.upstream_keepalive_timeout.as_ref().map(|s| value(cx, s)).or_else(|| {
+        // HAProxy-based controllers generate an haproxy.cfg whose idle server connections are
+        // purged every `pool-purge-delay` (HAProxy's default 5s), like a hand-written one.
+        matches!(product, Product::HaproxyTech | Product::HaproxyIngress | Product::OpenShift).then(|| {
+            Value::new(
+                5.0,
+                format!("HAProxy's built-in default of `pool-purge-delay`, in the haproxy.cfg {} generates", product.name()),
+                None,
+            )
+        })
+    });
     hop.read_timeout = route.read_timeout.as_ref().map(|s| value(cx, s));
     hop.tunnel_timeout = route.tunnel_timeout.as_ref().map(|s| value(cx, s));
     hop.keepalive = controller
