@@ -250,7 +250,8 @@ fn chains(args: &LintArgs) -> i32 {
         Err(code) => return code,
     };
     let workspace = kubegap_core::engine::load(discovered.inputs, &settings);
-    let cx = workspace.context(&settings);
+    let links = workspace.links();
+    let cx = workspace.context(&settings, &links);
     let chains = kubegap_core::chain::build(&cx);
     let text = match args.format {
         Format::Json => output::chains::json(&workspace.files, &chains),

@@ -81,8 +81,17 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// The rule context over this workspace.
-    pub fn context<'a>(&'a self, settings: &'a Settings) -> Context<'a> {
+    /// Workload links over this workspace's graph, for [`Workspace::context`].
+    pub fn links(&self) -> crate::k8s::pod::Links<'_> {
+        crate::k8s::pod::Links::new(&self.graph)
+    }
+
+    /// The rule context over this workspace (chains empty; [`check`] builds them).
+    pub fn context<'a>(
+        &'a self,
+        settings: &'a Settings,
+        links: &'a crate::k8s::pod::Links<'a>,
+    ) -> Context<'a> {
         Context {
             files: &self.files,
             documents: &self.documents,
@@ -91,6 +100,7 @@ impl Workspace {
             nginx: &self.nginx,
             settings,
             controllers: &self.controllers,
+            links,
             chains: &[],
         }
     }
@@ -190,10 +200,11 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
 
 /// Runs every enabled rule over a workspace and returns the sorted report.
 pub fn check(workspace: Workspace, settings: &Settings) -> Report {
-    let chains = crate::chain::build(&workspace.context(settings));
+    let links = workspace.links();
+    let chains = crate::chain::build(&workspace.context(settings, &links));
     let cx = Context {
         chains: &chains,
-        ..workspace.context(settings)
+        ..workspace.context(settings, &links)
     };
     let rule_findings: Vec<Vec<Finding>> = RULES
         .par_iter()

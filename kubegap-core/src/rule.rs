@@ -29,6 +29,8 @@ pub struct Context<'a> {
     /// Ingress controllers, routes and load balancers with their effective settings, built once
     /// per run.
     pub controllers: &'a crate::controllers::Model,
+    /// Workload ↔ Service, HPA and PDB links, resolved once per run.
+    pub links: &'a crate::k8s::pod::Links<'a>,
     /// Timeout chains through the layers, built once per run (empty while they are built).
     pub chains: &'a [crate::chain::Chain],
 }

@@ -186,7 +186,20 @@ fn build<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
             });
         }
     }
-    let mut help_lines: Vec<String> = f.notes.clone();
+    finding_diagnostic(f, IndexedSource { file }, Vec::new(), labels, related)
+}
+
+/// The diagnostic of a finding: `lead` lines, then its notes, its Helm origin and its help
+/// become the help text.
+fn finding_diagnostic<'a>(
+    f: &Finding,
+    source: IndexedSource<'a>,
+    lead: Vec<String>,
+    labels: Vec<LabeledSpan>,
+    related: Vec<Rendered<'a>>,
+) -> Rendered<'a> {
+    let mut help_lines = lead;
+    help_lines.extend(f.notes.iter().cloned());
     if let Some(origin) = &f.origin {
         help_lines.push(format!("in Helm template {origin}"));
     }
@@ -197,12 +210,8 @@ fn build<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
         message: f.message.clone(),
         code: Some(f.rule),
         severity: severity(f.severity),
-        help: if help_lines.is_empty() {
-            None
-        } else {
-            Some(help_lines.join("\n"))
-        },
-        source: IndexedSource { file },
+        help: (!help_lines.is_empty()).then(|| help_lines.join("\n")),
+        source,
         labels,
         related,
     }
@@ -222,22 +231,13 @@ fn build_without_snippets<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
             l.message
         ));
     }
-    help_lines.extend(f.notes.iter().cloned());
-    if let Some(origin) = &f.origin {
-        help_lines.push(format!("in Helm template {origin}"));
-    }
-    if let Some(help) = &f.help {
-        help_lines.push(help.clone());
-    }
-    Rendered {
-        message: f.message.clone(),
-        code: Some(f.rule),
-        severity: severity(f.severity),
-        help: Some(help_lines.join("\n")),
-        source: IndexedSource { file },
-        labels: Vec::new(),
-        related: Vec::new(),
-    }
+    finding_diagnostic(
+        f,
+        IndexedSource { file },
+        help_lines,
+        Vec::new(),
+        Vec::new(),
+    )
 }
 
 /// Renders every finding, then the summary line.

@@ -229,34 +229,20 @@ fn haproxy_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
                 proxy.lifetime.clone_from(&hard_stop);
                 // Idle server connections are purged every `pool-purge-delay` (default 5s), half
                 // of them each time: the pool's idle horizon.
-                let purge = std::iter::once(server.line)
-                    .chain(defaults.iter().copied())
-                    .find_map(|line| {
-                        let i = line
-                            .words
-                            .iter()
-                            .position(|w| w.text == "pool-purge-delay")?;
-                        let word = line.words.get(i + 1)?;
-                        let (value, _) =
-                            crate::haproxy::duration::parse_time(&word.text, false).ok()?;
-                        let DurationValue::Ms(ms) = value else {
-                            return None;
-                        };
-                        Some(
+                let purge = view
+                    .server_time(&defaults, server, "pool-purge-delay")
+                    .and_then(|d| match d.value {
+                        DurationValue::Ms(ms) => Some(
                             Value::new(
                                 ms_secs(ms),
-                                format!("`pool-purge-delay` at {}", cx.cite(word.span)),
-                                Some(word.span),
+                                format!("`pool-purge-delay` at {}", cx.cite(d.span)),
+                                Some(d.span),
                             )
-                            .at(cx.cite(word.span)),
-                        )
+                            .at(cx.cite(d.span)),
+                        ),
+                        _ => None,
                     });
-                let reuse_never = view
-                    .find(backend, |l| {
-                        l.words.first().is_some_and(|w| w.text == "http-reuse")
-                            && l.words.get(1).is_some_and(|w| w.text == "never")
-                    })
-                    .is_some();
+                let reuse_never = view.http_reuse(backend).value == "never";
                 let tcp = view.mode(backend).value == "tcp";
                 if !reuse_never && !tcp {
                     proxy.pool_idle = Some(purge.unwrap_or_else(|| {

@@ -26,6 +26,7 @@ fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
         nginx: &[],
         settings: &settings,
         controllers: &crate::controllers::Model::default(),
+        links: &crate::k8s::pod::Links::new(&graph),
         chains: &[],
     };
     detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source))

@@ -414,6 +414,16 @@ impl<'a> View<'a> {
         self.effective(found, value)
     }
 
+    /// The effective `http-reuse` policy (`never`, `safe`, `aggressive`, `always`): whether
+    /// idle server connections are pooled. Built-in: `safe` (pooled).
+    pub fn http_reuse(&self, section: usize) -> Effective<'a, &'a str> {
+        let found = self.find(section, |l| {
+            l.keyword() == "http-reuse" && l.words.len() > 1
+        });
+        let value = found.map_or("safe", |(_, l)| l.text(1));
+        self.effective(found, value)
+    }
+
     /// The effective `balance` algorithm (`roundrobin`, `random(2)`, ...). Built-in:
     /// `roundrobin`.
     pub fn balance(&self, section: usize) -> Effective<'a, &'a str> {
@@ -473,6 +483,22 @@ impl<'a> View<'a> {
             || defaults
                 .iter()
                 .any(|l| l.words.iter().skip(1).any(|w| w.text == "check"))
+    }
+
+    /// A time-valued server keyword (`pool-purge-delay 10s`) from the server's line, else from
+    /// one of the section's `default-server` lines ([`View::default_servers`]).
+    pub fn server_time(
+        &self,
+        defaults: &[&'a Line],
+        server: &Server<'a>,
+        param: &str,
+    ) -> Option<Duration> {
+        std::iter::once(server.line)
+            .chain(defaults.iter().copied())
+            .find_map(|line| {
+                let i = line.words.iter().position(|w| w.text == param)?;
+                time_of(line, i + 1, false)
+            })
     }
 
     /// Whether a server has `<param> <value>` on its line or on one of the section's

@@ -205,6 +205,18 @@ pub fn written_replicas(graph: &Graph, docs: &[Document], workload: &Workload) -
     }
 }
 
+/// A workload that serves traffic: the first Service that targets it, and the floor of its
+/// replica count ([`min_replicas`]). `None` when no Service targets it or the count is unknown.
+pub fn served_replicas<'g>(
+    graph: &Graph,
+    docs: &[Document],
+    links: &Links<'g>,
+    workload: &Workload,
+) -> Option<(&'g Service, Replicas)> {
+    let service = *links.services_of(workload).first()?;
+    Some((service, min_replicas(graph, docs, links, workload)?))
+}
+
 /// The floor of a workload's replica count: the HPA's `minReplicas` when an HPA scales it,
 /// else [`written_replicas`].
 pub fn min_replicas(

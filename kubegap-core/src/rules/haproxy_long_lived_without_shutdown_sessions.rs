@@ -71,10 +71,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let file = cx.files.get(config.file);
         let view = config.view(cx.settings.haproxy_version.as_ref());
         let websocket = view.websocket_proxies();
-        for (index, section) in view.proxies() {
-            if !section.kind.has_backend() {
-                continue;
-            }
+        for (index, section) in view.backends() {
             let Some(reason) = view.long_lived(index, &websocket, logic::is_long_lived) else {
                 continue;
             };

@@ -110,10 +110,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .help("run HAProxy in master-worker mode (`master-worker` in `global` or `-W`), or add `expose-fd listeners` to the admin `stats socket` and start the new process with `-x` (HAProxy 1.8+)");
         }
         let mut checked = 0usize;
-        for (index, section) in view.proxies() {
-            if !section.kind.has_backend() {
-                continue;
-            }
+        for (index, _) in view.backends() {
             let defaults = view.default_servers(index);
             for server in view.servers(index) {
                 if view.server_checked(&defaults, &server) {

@@ -80,10 +80,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for config in cx.haproxy {
         let file = cx.files.get(config.file);
         let view = config.view(cx.settings.haproxy_version.as_ref());
-        for (index, section) in view.proxies() {
-            if !section.kind.has_backend() {
-                continue;
-            }
+        for (index, section) in view.backends() {
             let servers: u64 = Server::total(&view.servers(index));
             if servers == 0 {
                 continue;

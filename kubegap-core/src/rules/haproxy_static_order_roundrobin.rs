@@ -88,10 +88,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for config in cx.haproxy {
         let file = cx.files.get(config.file);
         let view = config.view(cx.settings.haproxy_version.as_ref());
-        for (index, section) in view.proxies() {
-            if !section.kind.has_backend() {
-                continue;
-            }
+        for (index, section) in view.backends() {
             let balance = view.balance(index);
             if !logic::restarts_at_first_server(balance.value) {
                 continue;

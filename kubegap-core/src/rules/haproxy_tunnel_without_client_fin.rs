@@ -92,10 +92,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let has_client_fin = |index: usize| view.timeout(index, "client-fin").line.is_some();
         // Backends grouped by the tunnel line that applies to them.
         let mut groups: BTreeMap<(u32, u32), TunnelGroup<'_>> = BTreeMap::new();
-        for (index, section) in view.proxies() {
-            if !section.kind.has_backend() {
-                continue;
-            }
+        for (index, section) in view.backends() {
             let tunnel = view.timeout(index, "tunnel");
             let Some(line) = tunnel.line else {
                 continue;

@@ -115,7 +115,7 @@ pub(crate) fn proxy_kind(image: &str) -> Option<&'static str> {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = pod::Links::new(cx.k8s);
+    let links = cx.links;
     for workload in &cx.k8s.workloads {
         if !pod::has_replicas(&cx.obj(workload.obj).kind) {
             continue;
@@ -129,7 +129,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some(proxy) = proxy_kind(image) else {
             continue;
         };
-        let Some((count, hpa)) = pod::max_replicas(cx.k8s, cx.documents, &links, workload) else {
+        let Some((count, hpa)) = pod::max_replicas(cx.k8s, cx.documents, links, workload) else {
             continue;
         };
         if count < 2 || pod::is_spread(cx.k8s, cx.documents, workload) {

@@ -215,7 +215,7 @@ fn lb_delay<'a>(
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = pod::Links::new(cx.k8s);
+    let links = cx.links;
     for workload in &cx.k8s.workloads {
         if matches!(cx.obj(workload.obj).kind.as_str(), "Job" | "CronJob") {
             continue;
@@ -257,7 +257,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 sleep + 15
             ));
         }
-        let Some(drain) = lb_delay(cx, &links, workload) else {
+        let Some(drain) = lb_delay(cx, links, workload) else {
             continue;
         };
         let delay = drain.seconds;

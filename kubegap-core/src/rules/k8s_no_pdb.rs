@@ -94,17 +94,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     if cx.k8s.pdbs.is_empty() && !cx.settings.complete {
         return;
     }
-    let links = pod::Links::new(cx.k8s);
+    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if kind != "Deployment" && kind != "StatefulSet" {
             continue;
         }
-        let services = links.services_of(workload);
-        let Some(service) = services.first() else {
-            continue;
-        };
-        let Some(replicas) = pod::min_replicas(cx.k8s, cx.documents, &links, workload) else {
+        let Some((service, replicas)) = pod::served_replicas(cx.k8s, cx.documents, links, workload)
+        else {
             continue;
         };
         if replicas.count < 2 {

@@ -84,7 +84,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = pod::Links::new(cx.k8s);
+    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let services = links.services_of(workload);
         let Some(service) = services.first() else {

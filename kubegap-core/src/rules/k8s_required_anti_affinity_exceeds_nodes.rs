@@ -84,7 +84,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         return;
     };
     let nodes = i64::from(nodes);
-    let links = pod::Links::new(cx.k8s);
+    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let anti = pod::host_anti_affinity(cx.k8s, cx.documents, workload);
         let Some(term) = anti.required.first() else {

@@ -126,17 +126,14 @@ fn cite_replicas(cx: &Context<'_>, f: &mut Finding, replicas: &pod::Replicas) {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = pod::Links::new(cx.k8s);
+    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         let Some((type_path, max_path, default_max)) = strategy_paths(kind) else {
             continue;
         };
-        let services = links.services_of(workload);
-        let Some(service) = services.first() else {
-            continue;
-        };
-        let Some(replicas) = pod::min_replicas(cx.k8s, cx.documents, &links, workload) else {
+        let Some((service, replicas)) = pod::served_replicas(cx.k8s, cx.documents, links, workload)
+        else {
             continue;
         };
         if replicas.count < 1 {
