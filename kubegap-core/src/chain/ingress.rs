@@ -41,7 +41,7 @@ pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
 
 /// The load balancer hop.
 fn lb_hop(cx: &Context<'_>, lb: &LoadBalancer) -> Hop {
-    let span = Some(cx.span(cx.obj(lb.obj).at));
+    let span = Some(super::object_anchor(cx, lb.obj));
     let mut hop = Hop::new(Layer::LoadBalancer, lb.kind.name(), span);
     let idle = lb.idle_timeout.as_ref().map(|s| value(cx, s));
     match lb.kind {
@@ -87,7 +87,7 @@ fn lb_hop(cx: &Context<'_>, lb: &LoadBalancer) -> Hop {
 /// The in-cluster proxy hop of a route.
 fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Product) -> Hop {
     let controller = route.controller.and_then(|i| model.controllers.get(i));
-    let span = controller.map(|c| cx.span(cx.obj(c.obj).at));
+    let span = controller.map(|c| super::object_anchor(cx, c.obj));
     let mut hop = Hop::new(Layer::Proxy, product.name(), span);
     hop.pool_idle = route.upstream_keepalive_timeout.as_ref().map(|s| value(cx, s)).or_else(|| {
         // HAProxy-based controllers generate an haproxy.cfg whose idle server connections are

@@ -118,6 +118,26 @@ impl Hop {
     }
 }
 
+/// Which values a rendered chain shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Idle keep-alive (as a server) and pool idle (as a client).
+    Idle,
+    /// Request (read) and tunnel timeouts.
+    Timeouts,
+    /// Lifetime caps (reload deadlines, GCP `timeoutSec` for WebSockets).
+    Lifetime,
+}
+
+/// The span that names an object (its `metadata.name` value), else the whole object: hops
+/// point at one line, not at a whole manifest.
+pub fn object_anchor(cx: &Context<'_>, obj: crate::k8s::ObjId) -> Span {
+    let o = cx.obj(obj);
+    cx.node(o.at)
+        .path(&["metadata", "name"])
+        .map_or_else(|| cx.span(o.at), |n| n.span())
+}
+
 /// A route through the layers, outermost hop first.
 #[derive(Clone, Debug)]
 pub struct Chain {
@@ -163,23 +183,47 @@ impl Chain {
     /// `→ ALB idle 60s (api.yaml:9)`, …), marking the hop at `bad` with ✗. Each hop shows its
     /// keep-alive and pool idle with their compact sources.
     pub fn render(&self, bad: Option<usize>) -> String {
+        self.render_values(bad, Shown::Idle)
+    }
+
+    /// Like [`Chain::render`], showing the values a rule compares: idle keep-alive and pools,
+    /// request and tunnel timeouts, or lifetime caps.
+    pub fn render_values(&self, bad: Option<usize>, shown: Shown) -> String {
         let parts: Vec<String> = self
             .hops
             .iter()
             .enumerate()
             .map(|(i, hop)| {
-                let value = match (hop.layer, &hop.keepalive, &hop.pool_idle) {
-                    (Layer::Service, _, _) => String::new(),
-                    (_, Some(k), Some(p)) if k == p => format!(" idle {}", k.brief()),
-                    (_, Some(k), Some(p)) => {
-                        format!(" keep-alive {}, pool {}", k.brief(), p.brief())
-                    }
-                    (_, Some(k), None) => format!(" keep-alive {}", k.brief()),
-                    (_, None, Some(p)) => format!(" pool {}", p.brief()),
-                    (_, None, None) => String::new(),
+                let values: Vec<String> = match (hop.layer, shown) {
+                    (Layer::Service, _) => Vec::new(),
+                    (_, Shown::Idle) => match (&hop.keepalive, &hop.pool_idle) {
+                        (Some(k), Some(p)) if k == p => vec![format!("idle {}", k.brief())],
+                        (k, p) => [("keep-alive", k), ("pool", p)]
+                            .into_iter()
+                            .filter_map(|(what, v)| {
+                                v.as_ref().map(|v| format!("{what} {}", v.brief()))
+                            })
+                            .collect(),
+                    },
+                    (_, Shown::Timeouts) => [
+                        ("timeout", &hop.read_timeout),
+                        ("tunnel timeout", &hop.tunnel_timeout),
+                    ]
+                    .into_iter()
+                    .filter_map(|(what, v)| v.as_ref().map(|v| format!("{what} {}", v.brief())))
+                    .collect(),
+                    (_, Shown::Lifetime) => hop
+                        .lifetime
+                        .iter()
+                        .map(|v| format!("lifetime {}", v.brief()))
+                        .collect(),
                 };
                 let mark = if bad == Some(i) { " ✗" } else { "" };
-                format!("{}{value}{mark}", hop.name)
+                if values.is_empty() {
+                    format!("{}{mark}", hop.name)
+                } else {
+                    format!("{} {}{mark}", hop.name, values.join(", "))
+                }
             })
             .collect();
         parts.join("\n→ ")
@@ -230,7 +274,7 @@ pub fn service_hop(cx: &Context<'_>, service: &Service) -> Hop {
     Hop::new(
         Layer::Service,
         format!("Service {}/{}", o.namespace, o.name),
-        Some(cx.span(o.at)),
+        Some(object_anchor(cx, service.obj)),
     )
 }
 
@@ -248,7 +292,7 @@ pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opt
         let mut hop = Hop::new(
             Layer::Proxy,
             format!("{} ({})", controller.product.name(), o.name),
-            Some(cx.span(o.at)),
+            Some(object_anchor(cx, workload.obj)),
         );
         hop.keepalive = controller
             .settings

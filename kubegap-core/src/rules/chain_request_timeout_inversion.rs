@@ -149,7 +149,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         format!("{} gives up after {}", o.name, ot.secs.show()),
                     );
                 }
-                f.note(format!("chain:\n{}", chain.render(Some(inner))));
+                f.note(format!(
+                    "chain:\n{}",
+                    chain.render_values(Some(inner), crate::chain::Shown::Timeouts)
+                ));
                 f.help(format!(
                     "raise {}'s timeout to at least {}, or lower this one",
                     o.name,

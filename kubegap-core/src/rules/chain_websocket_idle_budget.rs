@@ -97,7 +97,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     if let Some(span) = ping.span {
                         f.label(span, "declared ping interval");
                     }
-                    f.note(format!("chain:\n{}", chain.render(Some(i))));
+                    f.note(format!(
+                        "chain:\n{}",
+                        chain.render_values(Some(i), crate::chain::Shown::Timeouts)
+                    ));
                     f.help("keep every idle limit above the ping interval (twice it avoids the race), or ping more often");
                 }
             }
@@ -115,7 +118,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     if let Some(span) = life.span {
                         f.label(span, "declared session lifetime");
                     }
-                    f.note(format!("chain:\n{}", chain.render(Some(i))));
+                    f.note(format!(
+                        "chain:\n{}",
+                        chain.render_values(Some(i), crate::chain::Shown::Lifetime)
+                    ));
                     f.help("raise the cap, or make clients reconnect (with jitter) before it");
                 }
             }
