@@ -73,6 +73,8 @@ pub struct Settings {
     pub ignore: Vec<String>,
     /// Per-rule severity overrides.
     pub severity: BTreeMap<String, Severity>,
+    /// Report suppressions that suppressed nothing (`--report-unused-suppressions`).
+    pub report_unused_suppressions: bool,
 }
 
 /// A hop in front of the cluster, declared in the configuration (e.g. a CDN).
@@ -209,7 +211,7 @@ impl Settings {
                     Some(id) if known_rule(id) => out.push(id.to_string()),
                     Some(id) => errors.push(ConfigError {
                         line: line(item.span()),
-                        message: format!("unknown rule `{id}`"),
+                        message: format!("unknown rule `{id}`{}", crate::suggest::rule_hint(id)),
                     }),
                     None => errors.push(ConfigError {
                         line: line(item.span()),
@@ -226,7 +228,12 @@ impl Settings {
                 message,
             };
             match k {
-                "extends" => extends = value.as_str().map(str::to_string),
+                "extends" => match value.as_str() {
+                    Some(name) => extends = Some(name.to_string()),
+                    None => errors.push(bad(
+                        "expected a preset name or a relative path to a configuration file".into(),
+                    )),
+                },
                 "select" => self.select = Some(list(value, &mut errors)),
                 "ignore" => self.ignore.extend(list(value, &mut errors)),
                 "severity" => {
@@ -235,7 +242,10 @@ impl Settings {
                         if !known_rule(id) {
                             errors.push(ConfigError {
                                 line: line(rule.span()),
-                                message: format!("unknown rule `{id}`"),
+                                message: format!(
+                                    "unknown rule `{id}`{}",
+                                    crate::suggest::rule_hint(id)
+                                ),
                             });
                         } else if let Some(sev) = level.as_str().and_then(Severity::parse) {
                             self.severity.insert(id.to_string(), sev);
@@ -275,7 +285,10 @@ impl Settings {
                             },
                             other => errors.push(ConfigError {
                                 line: line(ck.span()),
-                                message: format!("unknown key `cluster.{other}`"),
+                                message: format!(
+                                    "unknown key `cluster.{other}`{}",
+                                    crate::suggest::hint(other, CLUSTER_KEYS.iter().map(|k| k.0))
+                                ),
                             }),
                         }
                     }
@@ -316,14 +329,15 @@ impl Settings {
                                     let read_timeout_secs = duration("read_timeout", &mut errors);
                                     for (hk, _) in hop.entries() {
                                         let hk_text = hk.as_str().unwrap_or_default();
-                                        if !matches!(
-                                            hk_text,
-                                            "product" | "keepalive" | "read_timeout"
-                                        ) {
+                                        if !HOP_KEYS.iter().any(|k| k.0 == hk_text) {
                                             errors.push(ConfigError {
                                                 line: line(hk.span()),
                                                 message: format!(
-                                                    "unknown key `{hk_text}` in an outer hop"
+                                                    "unknown key `{hk_text}` in an outer hop{}",
+                                                    crate::suggest::hint(
+                                                        hk_text,
+                                                        HOP_KEYS.iter().map(|k| k.0)
+                                                    )
                                                 ),
                                             });
                                         }
@@ -338,14 +352,20 @@ impl Settings {
                             }
                             other => errors.push(ConfigError {
                                 line: line(tk.span()),
-                                message: format!("unknown key `topology.{other}`"),
+                                message: format!(
+                                    "unknown key `topology.{other}`{}",
+                                    crate::suggest::hint(other, TOPOLOGY_KEYS.iter().map(|k| k.0))
+                                ),
                             }),
                         }
                     }
                 }
                 other => errors.push(ConfigError {
                     line: line(key.span()),
-                    message: format!("unknown key `{other}`"),
+                    message: format!(
+                        "unknown key `{other}`{}",
+                        crate::suggest::hint(other, KEYS.iter().map(|k| k.0))
+                    ),
                 }),
             }
         }
@@ -394,4 +414,174 @@ mod config_file_tests {
             vec![1, 2]
         );
     }
+}
+
+/// A configuration key: name, JSON Schema type (or `None` for the keys whose schema is built
+/// below), description. These tables drive the did-you-mean hints and the JSON Schema
+/// (`docs/kubegap.schema.json`), so the two never disagree with [`Settings::apply_yaml`].
+pub type Key = (&'static str, Option<&'static str>, &'static str);
+
+/// Top-level keys of `.kubegap.yaml`.
+pub const KEYS: &[Key] = &[
+    (
+        "extends",
+        None,
+        "A built-in preset (`kubegap rules --preset NAME`) or a relative path to another configuration file inside the repository; its keys apply first and this file's keys win.",
+    ),
+    ("select", None, "Run only these rules."),
+    ("ignore", None, "Do not run these rules."),
+    ("severity", None, "Per-rule severity overrides (`error`, `warning` or `info`)."),
+    (
+        "complete",
+        Some("boolean"),
+        "The input is the whole application: missing objects (e.g. no PDB) are meaningful (`--complete`).",
+    ),
+    ("cluster", None, "Facts about the cluster the input runs on."),
+    ("topology", None, "What sits in front of the cluster's proxies."),
+];
+
+/// Keys of `cluster:`.
+pub const CLUSTER_KEYS: &[Key] = &[
+    (
+        "haproxy_version",
+        Some("string"),
+        "HAProxy version the haproxy.cfg files run on, e.g. \"2.8\".",
+    ),
+    (
+        "nginx_version",
+        Some("string"),
+        "nginx version the nginx configs run on, e.g. \"1.25.3\".",
+    ),
+    ("nodes", Some("integer"), "Number of schedulable nodes."),
+];
+
+/// Keys of `topology:`.
+pub const TOPOLOGY_KEYS: &[Key] = &[
+    (
+        "l7_in_front",
+        Some("boolean"),
+        "An L7 load balancer sits in front of the proxies (`--l7-in-front`).",
+    ),
+    (
+        "outer",
+        None,
+        "Hops in front of the cluster (CDNs, load balancers), outermost first.",
+    ),
+];
+
+/// Keys of one hop of `topology.outer`.
+pub const HOP_KEYS: &[Key] = &[
+    ("product", Some("string"), "Product name, e.g. `cloudfront`."),
+    (
+        "keepalive",
+        None,
+        "Idle keep-alive towards the next hop: `5s`, `2m`, `1h`, `500ms` or a number of seconds.",
+    ),
+    (
+        "read_timeout",
+        None,
+        "Read (response) timeout: `30s`, `2m`, `1h`, `500ms` or a number of seconds.",
+    ),
+];
+
+/// A preset built into kubegap: `extends: NAME` in any configuration file.
+#[derive(Debug)]
+pub struct Preset {
+    /// The name used in `extends:`.
+    pub name: &'static str,
+    /// What the preset does, in one sentence (`kubegap rules --preset NAME`).
+    pub description: &'static str,
+    /// The preset as a configuration file (the same text as `rulesets/NAME.yaml`).
+    pub yaml: &'static str,
+}
+
+/// The built-in presets, sorted by name. `rulesets/` holds the same text as plain files
+/// (checked by a test).
+pub static PRESETS: &[Preset] = &[
+    Preset {
+        name: "default",
+        description: "every rule at its default severity; nothing is turned off (the same as no configuration)",
+        yaml: "# kubegap preset `default` (built into kubegap: `extends: default`).\n# Every rule at its default severity; nothing is turned off (the same as no configuration).\nignore: []\nseverity: {}\n",
+    },
+    Preset {
+        name: "partial-input",
+        description: "for linting one chart or one file at a time: turns off the three rules that compare objects with other objects of the input (k8s-ingress-backend-missing, including its error-level findings, k8s-service-selects-nothing and k8s-pdb-selects-nothing), since the objects they look for may be in files that are not linted",
+        yaml: "# kubegap preset `partial-input` (built into kubegap: `extends: partial-input`).\n# For linting one chart or one file at a time: the objects a reference points to may be in\n# files that are not linted. Turns off the three rules that compare objects with other objects\n# of the input, whatever the severity of their findings:\n# - k8s-ingress-backend-missing (error when the Service is in the input without the port,\n#   info when the Service is not in the input),\n# - k8s-service-selects-nothing and k8s-pdb-selects-nothing (warnings).\nignore:\n  - k8s-ingress-backend-missing\n  - k8s-pdb-selects-nothing\n  - k8s-service-selects-nothing\nseverity: {}\n",
+    },
+];
+
+/// A built-in preset by name.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name == name)
+}
+
+/// The JSON Schema (draft 2020-12) of `.kubegap.yaml`, generated from [`KEYS`], the rule
+/// registry and [`PRESETS`].
+pub fn json_schema() -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let rule_ids: Vec<&str> = crate::rules::RULES.iter().map(|r| r.id).collect();
+    let presets: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+    let duration = json!({
+        "anyOf": [
+            {"type": "string", "pattern": "^\\s*[0-9]+(\\.[0-9]+)?\\s*(ms|s|m|h)?\\s*$"},
+            {"type": "number", "minimum": 0}
+        ]
+    });
+    let object = |keys: &[Key], special: &dyn Fn(&str) -> Option<Value>| -> Value {
+        let mut props = Map::new();
+        for (name, ty, description) in keys {
+            let mut schema = match ty {
+                Some(ty) => json!({ "type": ty }),
+                None => special(name).unwrap_or_else(|| json!({})),
+            };
+            if let Value::Object(o) = &mut schema {
+                o.insert("description".into(), Value::String((*description).into()));
+            }
+            props.insert((*name).into(), schema);
+        }
+        json!({"type": "object", "additionalProperties": false, "properties": props})
+    };
+    let rule_list = json!({"type": "array", "items": {"$ref": "#/$defs/rule"}});
+    let hop = object(HOP_KEYS, &|name| match name {
+        "keepalive" | "read_timeout" => Some(duration.clone()),
+        _ => None,
+    });
+    let mut hop = hop;
+    hop["required"] = json!(["product"]);
+    let topology = object(TOPOLOGY_KEYS, &|name| {
+        (name == "outer").then(|| json!({"type": "array", "items": hop.clone()}))
+    });
+    let cluster = object(CLUSTER_KEYS, &|_| None);
+    let mut root = object(KEYS, &|name| match name {
+        "extends" => Some(json!({
+            "type": "string",
+            "anyOf": [
+                {"enum": presets},
+                {"pattern": "^[^/]"}
+            ]
+        })),
+        "select" | "ignore" => Some(rule_list.clone()),
+        "severity" => Some(json!({
+            "type": "object",
+            "propertyNames": {"$ref": "#/$defs/rule"},
+            "additionalProperties": {"enum": ["error", "warning", "info"]}
+        })),
+        "cluster" => Some(cluster.clone()),
+        "topology" => Some(topology.clone()),
+        _ => None,
+    });
+    // `nodes` is an integer ≥ 0; versions are dotted numbers.
+    root["properties"]["cluster"]["properties"]["nodes"]["minimum"] = json!(0);
+    let mut schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "kubegap configuration (.kubegap.yaml)",
+        "description": "Generated from kubegap-core/src/config.rs (KEYS, PRESETS, the rule registry); do not edit: KUBEGAP_BLESS=1 cargo test -p kubegap-cli --test config_schema regenerates it.",
+        "$defs": {"rule": {"enum": rule_ids}}
+    });
+    if let (Value::Object(s), Value::Object(r)) = (&mut schema, root) {
+        for (k, v) in r {
+            s.insert(k, v);
+        }
+    }
+    schema
 }

@@ -47,7 +47,7 @@ pub struct Summary {
     pub warnings: usize,
     /// Findings of severity info.
     pub infos: usize,
-    /// Findings suppressed by `# kubegap-ignore:` comments.
+    /// Findings suppressed by `# kubegap-ignore:` comments and `kubegap.io/ignore` annotations.
     pub suppressed: usize,
 }
 
@@ -218,6 +218,14 @@ pub fn check(workspace: Workspace, settings: &Settings) -> Report {
     let mut findings: Vec<Finding> = workspace.parse_findings.clone();
     findings.retain(|f| settings.rule_enabled(f.rule));
     findings.extend(rule_findings.into_iter().flatten());
+    let suppressed = crate::suppress::apply(
+        &workspace.files,
+        &workspace.documents,
+        &workspace.graph,
+        &workspace.nginx,
+        settings,
+        &mut findings,
+    );
     for f in &mut findings {
         if let Some(sev) = settings.severity.get(f.rule) {
             f.severity = *sev;
@@ -245,7 +253,6 @@ pub fn check(workspace: Workspace, settings: &Settings) -> Report {
         ka.cmp(&kb)
             .then_with(|| label_key(files, &a.labels).cmp(&label_key(files, &b.labels)))
     });
-    let suppressed = suppress(&workspace.files, &mut findings);
     // One finding per cause: the same rule, place and message reached through several routes
     // (two Ingresses behind one load balancer) is reported once.
     findings.dedup_by(|a, b| a.rule == b.rule && a.span == b.span && a.message == b.message);
@@ -287,61 +294,6 @@ fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32
             )
         })
         .collect()
-}
-
-/// Removes findings suppressed by a `# kubegap-ignore: rule-id[, rule-id…] [reason]` comment
-/// on the finding's first line or on the line just above it, and returns how many.
-///
-/// The same comment syntax works in YAML, haproxy.cfg and nginx configs, which all use `#`.
-/// `# kubegap-ignore: all` suppresses every rule on that line. `parse-error` cannot be
-/// suppressed: a file that does not parse hides every other finding in it.
-fn suppress(files: &SourceMap, findings: &mut Vec<Finding>) -> usize {
-    const MARK: &str = "kubegap-ignore:";
-    fn rules_on(text: &str) -> Option<Vec<&str>> {
-        let comment = &text[text.find('#')?..];
-        let rest = comment[comment.find(MARK)? + MARK.len()..].trim_start();
-        // Rule ids up to the first word that is not one (the reason).
-        let mut ids = Vec::new();
-        for word in rest
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|w| !w.is_empty())
-        {
-            if word == "all"
-                || word
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                    && word.contains('-')
-            {
-                ids.push(word);
-            } else {
-                break;
-            }
-        }
-        Some(ids)
-    }
-    let before = findings.len();
-    findings.retain(|f| {
-        if f.rule == PARSE_ERROR.id {
-            return true;
-        }
-        let file = files.get(f.span.file);
-        let line = file.line_index(f.span.start);
-        let starts = file.line_starts();
-        let line_text = |i: usize| -> &str {
-            let start = starts[i] as usize;
-            let end = starts.get(i + 1).map_or(file.text.len(), |e| *e as usize);
-            file.text.get(start..end).unwrap_or("")
-        };
-        let mut candidates = vec![line_text(line)];
-        if line > 0 {
-            candidates.push(line_text(line - 1));
-        }
-        !candidates
-            .into_iter()
-            .filter_map(rules_on)
-            .any(|ids| ids.iter().any(|id| *id == f.rule || *id == "all"))
-    });
-    before - findings.len()
 }
 
 /// The Helm template a span's document came from.

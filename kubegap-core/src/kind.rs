@@ -47,6 +47,35 @@ pub fn detect(path: &Path, head: Option<&[u8]>) -> Option<FileKind> {
     }
 }
 
+/// The kind of content without a file name (stdin): an haproxy.cfg when its first keyword is an
+/// HAProxy section, an nginx config when it starts with nginx contexts or directives, else a
+/// manifest (YAML or JSON). The same content tests as for `.cfg` and `.conf` files.
+pub fn detect_content(head: &[u8]) -> FileKind {
+    let head = String::from_utf8_lossy(head);
+    if looks_like_haproxy(&head) {
+        FileKind::Haproxy
+    } else if looks_like_nginx(&head) {
+        FileKind::Nginx
+    } else {
+        FileKind::Yaml
+    }
+}
+
+/// Whether the bytes hold nothing but whitespace, YAML document markers and `#` comments:
+/// no manifest, haproxy or nginx content at all.
+pub fn is_blank(bytes: &[u8]) -> bool {
+    bytes
+        .split(|b| *b == b'\n' || *b == b'\r')
+        .map(|line| line.trim_ascii())
+        .all(|line| {
+            line.is_empty()
+                || line.starts_with(b"#")
+                || line == b"---"
+                || line == b"..."
+                || line.starts_with(b"--- #")
+        })
+}
+
 /// The first significant words of `text`, skipping comments and blank lines.
 fn first_keywords(text: &str, n: usize) -> Vec<&str> {
     text.lines()
@@ -164,5 +193,30 @@ mod tests {
         );
         assert_eq!(detect(Path::new("app.conf"), Some(b"timeout = 5\n")), None);
         assert_eq!(detect(Path::new("README.md"), None), None);
+    }
+
+    #[test]
+    fn stdin_kind_from_content() {
+        assert_eq!(
+            detect_content(b"# edge\nglobal\n  daemon\ndefaults\n"),
+            FileKind::Haproxy
+        );
+        assert_eq!(
+            detect_content(b"events {}\nhttp { server { listen 80; } }\n"),
+            FileKind::Nginx
+        );
+        assert_eq!(
+            detect_content(b"worker_processes auto;\n"),
+            FileKind::Nginx
+        );
+        assert_eq!(
+            detect_content(b"apiVersion: v1\nkind: Service\n"),
+            FileKind::Yaml
+        );
+        assert_eq!(detect_content(b"server: x\nglobal: y\n"), FileKind::Yaml);
+        assert_eq!(detect_content(b"{\"kind\": \"List\"}"), FileKind::Yaml);
+        assert!(is_blank(b""));
+        assert!(is_blank(b"\n  \n# only a comment\n---\n"));
+        assert!(!is_blank(b"---\nkind: Service\n"));
     }
 }

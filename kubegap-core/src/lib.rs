@@ -19,6 +19,8 @@ pub mod reload;
 pub mod rule;
 pub mod rules;
 pub mod source;
+pub mod suggest;
+pub mod suppress;
 pub mod yaml;
 
 pub use config::Settings;

@@ -93,9 +93,23 @@ pub struct Rule {
     pub domain: Domain,
     /// The check.
     pub check: CheckFn,
+    /// Severities the rule's findings may carry besides the default (a finding that lowers or
+    /// raises itself with `Finding::severity`), before configuration overrides. Declared with
+    /// the optional `also_reports: [Warning, Info]` of [`declare_rule!`]; a test checks that
+    /// every rule calling `.severity(...)` declares what it reports.
+    pub also_reports: &'static [Severity],
 }
 
 impl Rule {
+    /// Every severity the rule can report at (before configuration overrides), highest first.
+    pub fn reported_severities(&self) -> Vec<Severity> {
+        let mut out = vec![self.default_severity];
+        out.extend(self.also_reports.iter().copied());
+        out.sort_by(|a, b| b.cmp(a));
+        out.dedup();
+        out
+    }
+
     /// The documentation as Markdown: the doc comment without the space that follows each
     /// `///`.
     pub fn markdown(&self) -> String {
@@ -197,7 +211,8 @@ macro_rules! declare_rule {
             domain: $domain:ident,
             summary: $summary:literal,
             evidence: $evidence:expr,
-            check: $check:expr $(,)?
+            check: $check:expr
+            $(, also_reports: [$($also:ident),* $(,)?])? $(,)?
         }
     ) => {
         $(#[doc = $doc])*
@@ -209,6 +224,7 @@ macro_rules! declare_rule {
             evidence: $evidence,
             domain: $crate::rule::Domain::$domain,
             check: $check,
+            also_reports: &[$($($crate::finding::Severity::$also),*)?],
         };
     };
 }

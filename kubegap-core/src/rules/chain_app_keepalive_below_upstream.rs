@@ -112,6 +112,7 @@ declare_rule! {
             "https://www.flightcontrol.dev/docs/troubleshooting/load-balancer-502-keepalive-timeout",
         ],
         check: check,
+        also_reports: [Warning],
     }
 }
 

@@ -70,6 +70,7 @@ declare_rule! {
             "https://docs.haproxy.org/2.8/configuration.html#4.2-option%20idle-close-on-response",
         ],
         check: check,
+        also_reports: [Warning],
     }
 }
 

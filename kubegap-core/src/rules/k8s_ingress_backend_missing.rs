@@ -74,6 +74,7 @@ declare_rule! {
             "https://kubernetes.io/docs/concepts/services-networking/ingress/#the-ingress-resource",
         ],
         check: check,
+        also_reports: [Info],
     }
 }
 

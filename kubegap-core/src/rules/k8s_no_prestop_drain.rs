@@ -88,6 +88,7 @@ declare_rule! {
             "https://www.kubernetes.dev/resources/keps/3960/",
         ],
         check: check,
+        also_reports: [Info],
     }
 }
 

@@ -60,6 +60,7 @@ declare_rule! {
             "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
         ],
         check: check,
+        also_reports: [Info],
     }
 }
 

@@ -81,6 +81,7 @@ declare_rule! {
             "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#strategy",
         ],
         check: check,
+        also_reports: [Info],
     }
 }
 

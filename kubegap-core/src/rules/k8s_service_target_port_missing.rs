@@ -80,6 +80,7 @@ declare_rule! {
             "https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service",
         ],
         check: check,
+        also_reports: [Warning],
     }
 }
 

@@ -53,9 +53,13 @@ mod nginx_websocket_read_timeout_default;
 mod nginx_worker_shutdown_cuts_long_lived;
 mod parse_error;
 mod route_long_lived_defaults;
+mod unknown_suppression;
+mod unused_suppression;
 mod yaml_duplicate_key;
 
 pub use parse_error::PARSE_ERROR;
+pub use unknown_suppression::UNKNOWN_SUPPRESSION;
+pub use unused_suppression::UNUSED_SUPPRESSION;
 
 /// Every rule, sorted by id (a test checks the order).
 pub static RULES: &[&Rule] = &[
@@ -110,6 +114,8 @@ pub static RULES: &[&Rule] = &[
     &nginx_worker_shutdown_cuts_long_lived::NGINX_WORKER_SHUTDOWN_CUTS_LONG_LIVED,
     &parse_error::PARSE_ERROR,
     &route_long_lived_defaults::ROUTE_LONG_LIVED_DEFAULTS,
+    &unknown_suppression::UNKNOWN_SUPPRESSION,
+    &unused_suppression::UNUSED_SUPPRESSION,
     &yaml_duplicate_key::YAML_DUPLICATE_KEY,
 ];
 
