@@ -18,29 +18,104 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint files, directories (recursively) or `-` (stdin).
-    Lint(LintArgs),
-    /// Print every timeout chain found in the input, one hop per line.
-    Chains(LintArgs),
-    /// List every rule: id, default severity, summary.
-    Rules,
+    Lint {
+        /// What to read and how.
+        #[command(flatten)]
+        input: LintArgs,
+        /// How to report.
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Print every timeout chain found in the input (LB → proxy → Service → app), one hop per
+    /// line, each value with its source.
+    Chains {
+        /// What to read and how.
+        #[command(flatten)]
+        input: LintArgs,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ChainsFormat::Human)]
+        format: ChainsFormat,
+    },
+    /// List every rule: id, default severity, the severities it reports at, summary.
+    Rules {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = RulesFormat::Human)]
+        format: RulesFormat,
+        /// Show what a built-in preset does (e.g. `partial-input`) instead of every rule.
+        #[arg(long, value_name = "NAME")]
+        preset: Option<String>,
+    },
     /// Print a rule's full documentation.
     Explain {
         /// The rule id, e.g. `k8s-service-target-port-missing`.
         rule: String,
     },
+    /// Print a shell completion script (e.g. `kubegap completions bash > /etc/bash_completion.d/kubegap`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) of kubegap (e.g. `kubegap man | man -l -`).
+    Man,
 }
 
-/// Output formats.
+/// Output formats of `kubegap lint`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// miette's graphical report with the source line.
     Human,
+    /// One finding a line: `path:line:col: severity rule message` (like ruff and compilers).
+    Concise,
     /// A versioned JSON document (see README).
     Json,
     /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,
     /// GitHub Actions workflow commands (inline annotations).
     Github,
+    /// JUnit XML (GitLab CI, Jenkins, Azure DevOps): one testcase per rule and file.
+    Junit,
+}
+
+/// Output formats of `kubegap chains`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ChainsFormat {
+    /// One chain per block, one hop per line.
+    Human,
+    /// A JSON document.
+    Json,
+}
+
+/// Output formats of `kubegap rules`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    /// A table: id, severities, summary.
+    Human,
+    /// A JSON document: id, family, default severity, reported severities, summary, sources.
+    Json,
+}
+
+/// Reporting options of `kubegap lint`.
+#[derive(Debug, clap::Args)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// Colour output (`NO_COLOR` is honoured in `auto`).
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Findings only: no summary line (human and concise formats).
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print the number of findings per rule instead of the findings (like ruff `--statistics`).
+    #[arg(long)]
+    pub statistics: bool,
+    /// Report `# kubegap-ignore:` comments and `kubegap.io/ignore` annotations that suppressed
+    /// nothing (rule `unused-suppression`).
+    #[arg(long)]
+    pub report_unused_suppressions: bool,
 }
 
 /// When to colour.
@@ -78,24 +153,20 @@ pub enum KindArg {
     Nginx,
 }
 
-/// Arguments of `kubegap lint`.
+/// What `kubegap lint` and `kubegap chains` read, and the settings they share.
 #[derive(Debug, clap::Args)]
 pub struct LintArgs {
-    /// Files and directories to lint; `-` reads stdin. Default: `.`.
+    /// Files and directories to read (directories recursively); `-` reads stdin. Default: `.`.
     pub paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Exit 1 when a finding is at or above this severity.
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
-    /// Colour output (`NO_COLOR` is honoured in `auto`).
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    pub color: Color,
+    /// Succeed on an empty input (empty stdin, or no manifest, haproxy or nginx content at
+    /// all) instead of exiting 2.
+    #[arg(long)]
+    pub allow_empty: bool,
     /// Worker threads (default: all cores). Output is identical for any value.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Kind of stdin (and of explicitly named files whose kind cannot be detected).
+    /// Kind of stdin (detected from its content otherwise) and of explicitly named files whose
+    /// kind cannot be detected.
     #[arg(long, value_enum)]
     pub kind: Option<KindArg>,
     /// Run only these rules (comma-separated ids).
@@ -104,7 +175,8 @@ pub struct LintArgs {
     /// Do not run these rules (comma-separated ids).
     #[arg(long, value_delimiter = ',')]
     pub ignore: Vec<String>,
-    /// Configuration file (default: `.kubegap.yaml` in the current directory, if present).
+    /// Configuration file (default: `.kubegap.yaml` in the current directory or the nearest
+    /// parent, up to the repository root).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// HAProxy version the haproxy.cfg files run on, e.g. `2.8`.

@@ -3,15 +3,18 @@
 //! Only this crate knows about terminals, colours, wire formats and process exit codes.
 
 pub mod args;
+pub mod commands;
+pub mod config;
+pub mod empty;
 pub mod output;
 pub mod walk;
 
 use std::io::{IsTerminal, Write};
 
-use args::{Cli, Color, Command, FailOn, Format, KindArg, LintArgs};
-use kubegap_core::config::Version;
-use kubegap_core::rules::{find, RULES};
-use kubegap_core::{FileKind, Report, Settings, Severity};
+use args::{ChainsFormat, Cli, Color, Command, FailOn, Format, KindArg, LintArgs, OutputArgs};
+use kubegap_core::{FileKind, Report, Severity};
+
+pub use config::settings;
 
 /// Exit code: nothing at or above `--fail-on`.
 pub const EXIT_OK: i32 = 0;
@@ -23,55 +26,17 @@ pub const EXIT_ERROR: i32 = 2;
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
-        Command::Lint(args) => lint(&args),
-        Command::Chains(args) => chains(&args),
-        Command::Rules => {
-            let mut out = String::new();
-            let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
-            for rule in RULES {
-                out.push_str(&format!(
-                    "{:width$}  {:7}  {}\n",
-                    rule.id,
-                    rule.default_severity.name(),
-                    rule.summary
-                ));
-            }
-            write_stdout(&out)
-        }
-        Command::Explain { rule } => match find(&rule) {
-            Some(rule) => {
-                let mut out = format!(
-                    "# {} ({})\n\n{}",
-                    rule.id,
-                    rule.default_severity.name(),
-                    rule.markdown()
-                );
-                if !rule.evidence.is_empty() {
-                    out.push_str("\n## Evidence\n");
-                    for link in rule.evidence {
-                        out.push_str(&format!("- {link}\n"));
-                    }
-                }
-                write_stdout(&out)
-            }
-            None => {
-                let close: Vec<&str> = RULES
-                    .iter()
-                    .map(|r| r.id)
-                    .filter(|id| id.contains(rule.as_str()) || rule.contains(id))
-                    .collect();
-                eprintln!("error: unknown rule `{rule}`");
-                if !close.is_empty() {
-                    eprintln!("did you mean: {}", close.join(", "));
-                }
-                eprintln!("`kubegap rules` lists every rule");
-                EXIT_ERROR
-            }
-        },
+        Command::Lint { input, output } => lint(&input, &output),
+        Command::Chains { input, format } => chains(&input, format),
+        Command::Rules { format, preset } => commands::rules(format, preset.as_deref()),
+        Command::Explain { rule } => commands::explain(&rule),
+        Command::Completions { shell } => commands::completions(shell),
+        Command::Man => commands::man(),
     }
 }
 
-fn write_stdout(text: &str) -> i32 {
+/// Writes to stdout; a closed pipe is quiet success, any other failure is exit 2.
+pub fn write_stdout(text: &str) -> i32 {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -85,86 +50,6 @@ fn write_stdout(text: &str) -> i32 {
             EXIT_ERROR
         }
     }
-}
-
-/// Loads a configuration file and the presets it `extends` (paths relative to the file).
-fn load_config(
-    path: &std::path::Path,
-    settings: &mut Settings,
-    depth: usize,
-) -> Result<(), String> {
-    if depth > 8 {
-        return Err(format!(
-            "{}: `extends` nests more than 8 levels",
-            path.display()
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // Presets first, so the file's own keys win.
-    let mut own = Settings::default();
-    let known = |id: &str| find(id).is_some();
-    let extends = own.apply_yaml(&text, &known).map_err(|errors| {
-        errors
-            .iter()
-            .map(|e| format!("{}:{}: {}", path.display(), e.line, e.message))
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    if let Some(parent) = extends {
-        let base = path.parent().unwrap_or(std::path::Path::new("."));
-        load_config(&base.join(parent), settings, depth + 1)?;
-    }
-    // Apply again on top of the presets (cheap; keeps one code path for every key).
-    settings
-        .apply_yaml(&text, &known)
-        .map_err(|_| format!("{}: invalid configuration", path.display()))?;
-    Ok(())
-}
-
-/// Builds settings: `.kubegap.yaml` (or `--config`), then flags.
-pub fn settings(args: &LintArgs) -> Result<Settings, String> {
-    let mut settings = Settings::default();
-    match &args.config {
-        Some(path) => load_config(path, &mut settings, 0)?,
-        None => {
-            let default = std::path::Path::new(".kubegap.yaml");
-            if default.is_file() {
-                load_config(default, &mut settings, 0)?;
-            }
-        }
-    }
-    for id in args.select.iter().chain(&args.ignore) {
-        if find(id).is_none() {
-            return Err(format!("unknown rule `{id}` (see `kubegap rules`)"));
-        }
-    }
-    if !args.select.is_empty() {
-        settings.select = Some(args.select.clone());
-    }
-    settings.ignore.extend(args.ignore.iter().cloned());
-    let version = |flag: &str, v: &Option<String>| -> Result<Option<Version>, String> {
-        match v {
-            None => Ok(None),
-            Some(text) => Version::parse(text)
-                .map(Some)
-                .ok_or_else(|| format!("{flag}: not a version: `{text}`")),
-        }
-    };
-    if let Some(v) = version("--haproxy-version", &args.haproxy_version)? {
-        settings.haproxy_version = Some(v);
-    }
-    if let Some(v) = version("--nginx-version", &args.nginx_version)? {
-        settings.nginx_version = Some(v);
-    }
-    if args.nginx_prefix.is_some() {
-        settings.nginx_prefix.clone_from(&args.nginx_prefix);
-    }
-    if args.nodes.is_some() {
-        settings.nodes = args.nodes;
-    }
-    settings.complete |= args.complete;
-    settings.l7_in_front |= args.l7_in_front;
-    Ok(settings)
 }
 
 fn forced_kind(args: &LintArgs) -> Option<FileKind> {
@@ -212,7 +97,7 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
 
 /// What `lint` and `chains` share: settings, the thread pool, discovery (its errors printed).
 fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered), i32> {
-    let settings = settings(args).map_err(|e| {
+    let settings = config::settings(args).map_err(|e| {
         eprintln!("error: {e}");
         EXIT_ERROR
     })?;
@@ -224,38 +109,75 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
     Ok((settings, discovered))
 }
 
-fn lint(args: &LintArgs) -> i32 {
-    let (settings, discovered) = match prepare(args) {
+fn lint(args: &LintArgs, out: &OutputArgs) -> i32 {
+    let (mut settings, discovered) = match prepare(args) {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };
+    settings.report_unused_suppressions = out.report_unused_suppressions;
+    let blank_stdin = empty::blank_stdin(&discovered.inputs);
     let report = kubegap_core::lint(discovered.inputs, &settings);
-    let text = match args.format {
-        Format::Human => output::human::render(&report, use_color(args.color)),
-        Format::Json => output::json::render(&report),
-        Format::Sarif => output::sarif::render(&report),
-        Format::Github => output::github::render(&report),
-    };
+    if !args.allow_empty {
+        if let Some(problem) = empty::nothing_to_lint(&report, blank_stdin) {
+            eprintln!("error: {problem}");
+            return EXIT_ERROR;
+        }
+    }
+    let text = render(&report, out, &settings);
     let written = write_stdout(&text);
     if !discovered.errors.is_empty() || written != EXIT_OK {
         return EXIT_ERROR;
     }
-    exit_code(&report, args.fail_on)
+    exit_code(&report, out.fail_on)
+}
+
+/// The text of a report in the chosen format, with `--quiet` and `--statistics` applied.
+fn render(report: &Report, out: &OutputArgs, settings: &kubegap_core::Settings) -> String {
+    if out.statistics {
+        return output::concise::statistics(report, out.format == Format::Json);
+    }
+    let mut text = match out.format {
+        Format::Human => output::human::render(report, use_color(out.color)),
+        Format::Concise => output::concise::render(report),
+        Format::Json => return output::json::render(report),
+        Format::Sarif => return output::sarif::render(report),
+        Format::Github => return output::github::render(report),
+        Format::Junit => {
+            return output::junit::render_with(report, &|id| settings.rule_enabled(id))
+        }
+    };
+    if out.quiet {
+        // The summary is the last line of both text formats.
+        let summary = output::summary_line(report);
+        if let Some(stripped) = text.strip_suffix(&format!("{summary}\n")) {
+            text.truncate(stripped.len());
+        }
+    } else if out.format == Format::Concise {
+        text.push_str(&output::summary_line(report));
+        text.push('\n');
+    }
+    text
 }
 
 /// `kubegap chains`: every timeout chain, one route per block, one line of hops each.
-fn chains(args: &LintArgs) -> i32 {
+fn chains(args: &LintArgs, format: ChainsFormat) -> i32 {
     let (settings, discovered) = match prepare(args) {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };
+    if !args.allow_empty {
+        if let Some(problem) = empty::blank_stdin(&discovered.inputs) {
+            eprintln!("error: {problem}");
+            return EXIT_ERROR;
+        }
+    }
     let workspace = kubegap_core::engine::load(discovered.inputs, &settings);
     let links = workspace.links();
     let cx = workspace.context(&settings, &links);
     let chains = kubegap_core::chain::build(&cx);
-    let text = match args.format {
-        Format::Json => output::chains::json(&workspace.files, &chains),
-        _ => output::chains::text(&workspace.files, &chains),
+    let text = match format {
+        ChainsFormat::Json => output::chains::json(&workspace.files, &chains),
+        ChainsFormat::Human => output::chains::text(&workspace.files, &chains),
     };
     let written = write_stdout(&text);
     if !discovered.errors.is_empty() || written != EXIT_OK {

@@ -33,8 +33,10 @@ pub fn discover(paths: &[std::path::PathBuf], forced_kind: Option<FileKind>) -> 
                 Ok(_) => out.inputs.push(Input {
                     name: "<stdin>".to_string(),
                     path: None,
+                    // Detected from the content like `.cfg`/`.conf` files; `--kind` overrides.
+                    kind: forced_kind
+                        .unwrap_or_else(|| kind::detect_content(&bytes[..bytes.len().min(4096)])),
                     bytes,
-                    kind: forced_kind.unwrap_or(FileKind::Yaml),
                 }),
                 Err(e) => out.errors.push(format!("reading stdin: {e}")),
             }

@@ -471,7 +471,11 @@ pub const TOPOLOGY_KEYS: &[Key] = &[
 
 /// Keys of one hop of `topology.outer`.
 pub const HOP_KEYS: &[Key] = &[
-    ("product", Some("string"), "Product name, e.g. `cloudfront`."),
+    (
+        "product",
+        Some("string"),
+        "Product name, e.g. `cloudfront`.",
+    ),
     (
         "keepalive",
         None,

@@ -205,10 +205,7 @@ mod tests {
             detect_content(b"events {}\nhttp { server { listen 80; } }\n"),
             FileKind::Nginx
         );
-        assert_eq!(
-            detect_content(b"worker_processes auto;\n"),
-            FileKind::Nginx
-        );
+        assert_eq!(detect_content(b"worker_processes auto;\n"), FileKind::Nginx);
         assert_eq!(
             detect_content(b"apiVersion: v1\nkind: Service\n"),
             FileKind::Yaml

@@ -272,10 +272,8 @@ pub fn apply(
                             d.what
                         ),
                     ));
-                    let hint = crate::suggest::did_you_mean(
-                        id,
-                        crate::rules::RULES.iter().map(|r| r.id),
-                    );
+                    let hint =
+                        crate::suggest::did_you_mean(id, crate::rules::RULES.iter().map(|r| r.id));
                     f.help = Some(match hint {
                         Some(c) => format!("did you mean `{c}`?"),
                         None => "`kubegap rules` lists every rule id".to_string(),
@@ -284,8 +282,7 @@ pub fn apply(
                 continue;
             }
             let rule_runs = id == "all" || settings.rule_enabled(id);
-            if report_unused && !used && rule_runs && settings.rule_enabled(UNUSED_SUPPRESSION.id)
-            {
+            if report_unused && !used && rule_runs && settings.rule_enabled(UNUSED_SUPPRESSION.id) {
                 let f = findings.push_and_get(finding(
                     &UNUSED_SUPPRESSION,
                     *span,

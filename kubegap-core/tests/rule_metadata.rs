@@ -28,5 +28,9 @@ fn declared_severities_cover_every_severity_the_code_sets() {
             }
         }
     }
-    assert!(checked >= 50, "rule files not found under {}", dir.display());
+    assert!(
+        checked >= 50,
+        "rule files not found under {}",
+        dir.display()
+    );
 }

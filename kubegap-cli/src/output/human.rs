@@ -137,6 +137,86 @@ fn span_of(span: kubegap_core::Span) -> SourceSpan {
 /// the finding then names its position in words instead.
 const MAX_SNIPPET_LINE: usize = 400;
 
+/// Labels spanning more lines than this are shown by their first and last lines.
+const MAX_LABEL_LINES: usize = 4;
+
+/// The files as they are shown: a file whose text holds control characters is shown from a
+/// copy where each is escaped (`\u{1b}`), with the offsets of spans shifted to match.
+pub struct Shown<'a> {
+    report: &'a Report,
+    /// Per file id: the escaped copy and, sorted by original offset, (offset of a control
+    /// character, bytes added by escaping up to and including it).
+    escaped: Vec<Option<(SourceFile, Vec<(u32, u32)>)>>,
+}
+
+impl<'a> Shown<'a> {
+    /// Prepares every file of a report for display.
+    pub fn new(report: &'a Report) -> Shown<'a> {
+        let escaped = report
+            .files
+            .iter()
+            .map(|(_, file)| {
+                let text = &file.text;
+                // CR of a CRLF line end is a line end, not something to show.
+                let raw = |i: usize, c: char| {
+                    c.is_control()
+                        && c != '\n'
+                        && c != '\t'
+                        && !(c == '\r' && text.as_bytes().get(i + 1) == Some(&b'\n'))
+                };
+                if !text.char_indices().any(|(i, c)| raw(i, c)) {
+                    return None;
+                }
+                let mut shown = String::with_capacity(text.len() + 64);
+                let mut shifts = Vec::new();
+                let mut added = 0u32;
+                for (i, c) in text.char_indices() {
+                    if raw(i, c) {
+                        let e =
+                            super::escape_controls(c.encode_utf8(&mut [0; 4]), true).into_owned();
+                        added += (e.len() - c.len_utf8()) as u32;
+                        shifts.push((i as u32, added));
+                        shown.push_str(&e);
+                    } else {
+                        shown.push(c);
+                    }
+                }
+                Some((
+                    SourceFile::new(file.name.clone(), file.path.clone(), shown, file.kind),
+                    shifts,
+                ))
+            })
+            .collect();
+        Shown { report, escaped }
+    }
+
+    fn file(&self, id: kubegap_core::FileId) -> &SourceFile {
+        match self.escaped.get(id.0 as usize) {
+            Some(Some((file, _))) => file,
+            _ => self.report.files.get(id),
+        }
+    }
+
+    /// A span of the report in the shown text.
+    fn span(&self, span: kubegap_core::Span) -> kubegap_core::Span {
+        let Some(Some((_, shifts))) = self.escaped.get(span.file.0 as usize) else {
+            return span;
+        };
+        let shift = |off: u32, inclusive: bool| {
+            let k = shifts.partition_point(|(p, _)| if inclusive { *p <= off } else { *p < off });
+            off + if k == 0 { 0 } else { shifts[k - 1].1 }
+        };
+        // A span starting on a control character starts at its escape; its end covers it.
+        let start = shift(span.start, false);
+        let end = shift(span.end, false).max(start);
+        kubegap_core::Span {
+            file: span.file,
+            start,
+            end,
+        }
+    }
+}
+
 /// Whether every line a span touches is short enough to show.
 fn showable(file: &SourceFile, span: kubegap_core::Span) -> bool {
     let starts = file.line_starts();
@@ -152,36 +232,97 @@ fn showable(file: &SourceFile, span: kubegap_core::Span) -> bool {
 /// `file:line:column` of a span, for findings whose lines are too long to show.
 fn where_is(file: &SourceFile, span: kubegap_core::Span) -> String {
     let at = file.line_col(span.start);
-    format!("{}:{}:{}", file.name, at.line, at.column)
+    format!("{}:{}:{}", esc(&file.name), at.line, at.column)
 }
 
-fn build<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
-    let file = report.files.get(f.span.file);
-    if !showable(file, f.span)
-        || f.labels
-            .iter()
-            .any(|l| !showable(report.files.get(l.span.file), l.span))
-    {
-        return build_without_snippets(report, f);
+fn esc(text: &str) -> String {
+    super::escape_controls(text, false).into_owned()
+}
+
+/// The labels of one span: the span itself, or, when it covers more than
+/// [`MAX_LABEL_LINES`] lines, its first line (with the label text and the line range) and its
+/// last line, so a label over a 280-line pod template shows two lines, not 280.
+fn labels_of(
+    file: &SourceFile,
+    span: kubegap_core::Span,
+    text: Option<String>,
+    primary: bool,
+) -> Vec<LabeledSpan> {
+    let first = file.line_index(span.start);
+    let last = file.line_index(span.end.saturating_sub(1).max(span.start));
+    if last - first < MAX_LABEL_LINES {
+        let label = text;
+        return vec![if primary {
+            LabeledSpan::new_primary_with_span(label, span_of(span))
+        } else {
+            LabeledSpan::new_with_span(label, span_of(span))
+        }];
     }
-    let mut labels = vec![LabeledSpan::new_primary_with_span(None, span_of(f.span))];
+    let starts = file.line_starts();
+    let line_end = |i: usize| {
+        let end = starts.get(i + 1).map_or(file.text.len(), |e| *e as usize);
+        let line = &file.text[starts[i] as usize..end];
+        starts[i] as usize + line.trim_end().len()
+    };
+    let first_end = line_end(first).max(span.start as usize);
+    let last_line = &file.text[starts[last] as usize..];
+    let indent = last_line.len() - last_line.trim_start().len();
+    let last_start = (starts[last] as usize + indent).min(span.end as usize);
+    let range = format!("lines {}–{}", first + 1, last + 1);
+    let head = Some(match text {
+        Some(t) => format!("{t} ({range})"),
+        None => range.clone(),
+    });
+    let head_span = kubegap_core::Span {
+        file: span.file,
+        start: span.start,
+        end: first_end as u32,
+    };
+    let tail_span = kubegap_core::Span {
+        file: span.file,
+        start: last_start as u32,
+        end: span.end,
+    };
+    let tail = Some(format!("… to line {}", last + 1));
+    if primary {
+        vec![
+            LabeledSpan::new_primary_with_span(head, span_of(head_span)),
+            LabeledSpan::new_with_span(tail, span_of(tail_span)),
+        ]
+    } else {
+        vec![
+            LabeledSpan::new_with_span(head, span_of(head_span)),
+            LabeledSpan::new_with_span(tail, span_of(tail_span)),
+        ]
+    }
+}
+
+fn build<'a>(shown: &'a Shown<'a>, f: &Finding) -> Rendered<'a> {
+    let fspan = shown.span(f.span);
+    let file = shown.file(f.span.file);
+    if !showable(file, fspan)
+        || f.labels.iter().any(|l| {
+            let span = shown.span(l.span);
+            !showable(shown.file(l.span.file), span)
+        })
+    {
+        return build_without_snippets(shown, f);
+    }
+    let mut labels = labels_of(file, fspan, None, true);
     let mut related = Vec::new();
     for l in &f.labels {
+        let lspan = shown.span(l.span);
         if l.span.file == f.span.file {
-            labels.push(LabeledSpan::new_with_span(
-                Some(l.message.clone()),
-                span_of(l.span),
-            ));
+            labels.extend(labels_of(file, lspan, Some(esc(&l.message)), false));
         } else {
+            let lfile = shown.file(l.span.file);
             related.push(Rendered {
-                message: l.message.clone(),
+                message: esc(&l.message),
                 code: None,
                 severity: miette::Severity::Advice,
                 help: None,
-                source: IndexedSource {
-                    file: report.files.get(l.span.file),
-                },
-                labels: vec![LabeledSpan::new_primary_with_span(None, span_of(l.span))],
+                source: IndexedSource { file: lfile },
+                labels: labels_of(lfile, lspan, None, true),
                 related: Vec::new(),
             });
         }
@@ -199,15 +340,15 @@ fn finding_diagnostic<'a>(
     related: Vec<Rendered<'a>>,
 ) -> Rendered<'a> {
     let mut help_lines = lead;
-    help_lines.extend(f.notes.iter().cloned());
+    help_lines.extend(f.notes.iter().map(|n| esc(n)));
     if let Some(origin) = &f.origin {
-        help_lines.push(format!("in Helm template {origin}"));
+        help_lines.push(format!("in Helm template {}", esc(origin)));
     }
     if let Some(help) = &f.help {
-        help_lines.push(help.clone());
+        help_lines.push(esc(help));
     }
     Rendered {
-        message: f.message.clone(),
+        message: esc(&f.message),
         code: Some(f.rule),
         severity: severity(f.severity),
         help: (!help_lines.is_empty()).then(|| help_lines.join("\n")),
@@ -218,7 +359,8 @@ fn finding_diagnostic<'a>(
 }
 
 /// A finding whose lines are too long to print: positions in words, no source snippets.
-fn build_without_snippets<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
+fn build_without_snippets<'a>(shown: &'a Shown<'a>, f: &Finding) -> Rendered<'a> {
+    let report = shown.report;
     let file = report.files.get(f.span.file);
     let mut help_lines = vec![format!(
         "at {} (the line is too long to show)",
@@ -228,34 +370,63 @@ fn build_without_snippets<'a>(report: &'a Report, f: &Finding) -> Rendered<'a> {
         help_lines.push(format!(
             "{}: {}",
             where_is(report.files.get(l.span.file), l.span),
-            l.message
+            esc(&l.message)
         ));
     }
     finding_diagnostic(
         f,
-        IndexedSource { file },
+        IndexedSource {
+            file: shown.file(f.span.file),
+        },
         help_lines,
         Vec::new(),
         Vec::new(),
     )
 }
 
-/// Renders every finding, then the summary line.
-pub fn render(report: &Report, color: bool) -> String {
+/// The terminal width: `COLUMNS` when set, else the width of the terminal on stdout, else
+/// 100 columns. Never below 40.
+pub fn width() -> usize {
+    let from_env = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|c| *c > 0);
+    let width = from_env.or_else(|| {
+        terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0))
+    });
+    width.unwrap_or(100).max(40)
+}
+
+fn handler(color: bool, width: usize) -> GraphicalReportHandler {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(100)
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(width)
         .with_links(false)
-        .with_show_related_as_nested(true);
+        .with_show_related_as_nested(true)
+        // Wrap only at spaces: never inside an identifier such as `default/web`.
+        .with_break_words(false)
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+}
+
+/// Renders every finding, then the summary line, at the terminal's width.
+pub fn render(report: &Report, color: bool) -> String {
+    render_at(report, color, width())
+}
+
+/// Renders every finding, then the summary line, at `width` columns.
+pub fn render_at(report: &Report, color: bool, width: usize) -> String {
+    let handler = handler(color, width);
+    let shown = Shown::new(report);
     let mut out = String::new();
     for f in &report.findings {
-        let diag = build(report, f);
+        let diag = build(&shown, f);
         if handler.render_report(&mut out, &diag).is_err() {
-            out.push_str(&format!("{}: {}\n", f.rule, f.message));
+            out.push_str(&format!("{}: {}\n", f.rule, esc(&f.message)));
         }
         out.push('\n');
     }
@@ -266,13 +437,11 @@ pub fn render(report: &Report, color: bool) -> String {
 
 /// Renders one finding without the summary (for snapshot tests).
 pub fn render_finding(report: &Report, f: &Finding) -> String {
-    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
-        .with_width(100)
-        .with_links(false)
-        .with_show_related_as_nested(true);
+    let handler = handler(false, 100);
+    let shown = Shown::new(report);
     let mut out = String::new();
-    if handler.render_report(&mut out, &build(report, f)).is_err() {
-        out.push_str(&format!("{}: {}\n", f.rule, f.message));
+    if handler.render_report(&mut out, &build(&shown, f)).is_err() {
+        out.push_str(&format!("{}: {}\n", f.rule, esc(&f.message)));
     }
     out
 }

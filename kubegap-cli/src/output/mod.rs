@@ -4,9 +4,11 @@
 use kubegap_core::{Report, SourceFile, Span};
 
 pub mod chains;
+pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
 pub mod sarif;
 
 /// 1-based (line, column, end line, end column) of a span, columns in characters.
@@ -33,4 +35,31 @@ pub fn summary_line(report: &Report) -> String {
         line.push_str(&format!(" ({} suppressed)", s.suppressed));
     }
     line
+}
+
+/// Text from the input made safe for a terminal: every control character (C0, DEL, C1; bidi
+/// controls included) is shown escaped as `\u{1b}`, never sent raw. Newlines and tabs are kept
+/// unless `one_line`, which escapes them too.
+pub fn escape_controls(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
+    let needs = |c: char| {
+        (c.is_control() && (one_line || (c != '\n' && c != '\t')))
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(needs) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if needs(c) {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                _ => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }

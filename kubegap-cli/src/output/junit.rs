@@ -1,0 +1,130 @@
+//! `--format junit`: JUnit XML for GitLab CI, Jenkins and Azure DevOps.
+//!
+//! One `<testsuite>` per file, one `<testcase>` per rule and file (every enabled rule that
+//! reads the file's kind, plus any rule with a finding in it), and one `<failure>` per failing
+//! testcase that lists each of its findings. The document satisfies the Apache Ant JUnit
+//! schema (`kubegap-cli/tests/junit/JUnit.xsd`), whose attributes include a timestamp: it is
+//! fixed at the epoch so the output stays byte-identical from run to run.
+
+use std::collections::BTreeMap;
+
+use kubegap_core::rule::Domain;
+use kubegap_core::rules::RULES;
+use kubegap_core::{FileKind, Finding, Report, Severity};
+
+use super::{escape_controls, position};
+
+/// Escapes text for XML 1.0 (control characters, which XML cannot carry, shown escaped).
+fn xml(text: &str) -> String {
+    let text = escape_controls(text, false);
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\t' => out.push_str("&#9;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text content: like attributes, but newlines stay newlines.
+fn xml_text(text: &str) -> String {
+    xml(text).replace("&#10;", "\n")
+}
+
+fn reads(domain: Domain, kind: FileKind) -> bool {
+    match domain {
+        Domain::Parse | Domain::Chain => true,
+        Domain::Kubernetes | Domain::Controller => kind == FileKind::Yaml,
+        Domain::Haproxy => kind == FileKind::Haproxy,
+        Domain::Nginx => kind == FileKind::Nginx,
+    }
+}
+
+/// Renders the report (rules that ran are those with findings or enabled by `enabled`).
+pub fn render_with(report: &Report, enabled: &dyn Fn(&str) -> bool) -> String {
+    let mut by_file: BTreeMap<u32, BTreeMap<&str, Vec<&Finding>>> = BTreeMap::new();
+    for f in &report.findings {
+        by_file
+            .entry(f.span.file.0)
+            .or_default()
+            .entry(f.rule)
+            .or_default()
+            .push(f);
+    }
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    let mut files: Vec<_> = report.files.iter().collect();
+    files.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+    for (suite_id, (id, file)) in files.into_iter().enumerate() {
+        let findings = by_file.remove(&id.0).unwrap_or_default();
+        let mut cases: Vec<&str> = RULES
+            .iter()
+            .filter(|r| enabled(r.id) && reads(r.domain, file.kind))
+            .map(|r| r.id)
+            .collect();
+        cases.extend(findings.keys().copied());
+        cases.sort_unstable();
+        cases.dedup();
+        let failures = cases.iter().filter(|r| findings.contains_key(*r)).count();
+        let name = xml(&file.name);
+        out.push_str(&format!(
+            "  <testsuite name=\"{name}\" package=\"kubegap\" id=\"{suite_id}\" timestamp=\"1970-01-01T00:00:00\" hostname=\"localhost\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" time=\"0\">\n    <properties/>\n",
+            cases.len()
+        ));
+        for rule in cases {
+            out.push_str(&format!(
+                "    <testcase name=\"{rule}\" classname=\"{name}\" time=\"0\""
+            ));
+            let Some(list) = findings.get(rule) else {
+                out.push_str("/>\n");
+                continue;
+            };
+            let worst = list
+                .iter()
+                .map(|f| f.severity)
+                .max()
+                .unwrap_or(Severity::Error);
+            let message = if list.len() == 1 {
+                list[0].message.clone()
+            } else {
+                format!("{} findings of {rule}", list.len())
+            };
+            let mut body = String::new();
+            for f in list {
+                let (line, column, _, _) = position(file, f.span);
+                body.push_str(&format!(
+                    "{}:{line}:{column}: {} {rule}: {}\n",
+                    file.name,
+                    f.severity.name(),
+                    f.message
+                ));
+                if let Some(origin) = &f.origin {
+                    body.push_str(&format!("  in Helm template {origin}\n"));
+                }
+                if let Some(help) = &f.help {
+                    body.push_str(&format!("  help: {help}\n"));
+                }
+            }
+            out.push_str(&format!(
+                ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
+                xml(&message),
+                worst.name(),
+                xml_text(&body)
+            ));
+        }
+        out.push_str("    <system-out/>\n    <system-err/>\n  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// Renders the report; every rule counts as enabled (see [`render_with`]).
+pub fn render(report: &Report) -> String {
+    render_with(report, &|_| true)
+}
