@@ -189,14 +189,49 @@ pub fn completions(shell: clap_complete::Shell) -> i32 {
     write_stdout(&String::from_utf8_lossy(&buf))
 }
 
-/// The man page, as roff.
+/// The man page, as roff: kubegap's page, then a section per subcommand with its synopsis
+/// and options.
 pub fn man_page() -> String {
     let cmd = <crate::args::Cli as clap::CommandFactory>::command();
     let mut buf = Vec::new();
-    if clap_mangen::Man::new(cmd).render(&mut buf).is_err() {
+    let man = clap_mangen::Man::new(cmd.clone());
+    let ok = man.render_title(&mut buf).is_ok()
+        && man.render_name_section(&mut buf).is_ok()
+        && man.render_synopsis_section(&mut buf).is_ok()
+        && man.render_description_section(&mut buf).is_ok()
+        && man.render_options_section(&mut buf).is_ok()
+        && man.render_subcommands_section(&mut buf).is_ok();
+    if !ok {
+        return String::new();
+    }
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name = format!("kubegap {}", sub.get_name());
+        buf.extend_from_slice(format!(".SH \"{}\"\n", name.to_uppercase()).as_bytes());
+        if let Some(about) = sub.get_long_about().or(sub.get_about()) {
+            buf.extend_from_slice(format!("{}\n", roff_text(&about.to_string())).as_bytes());
+        }
+        let sub_man = clap_mangen::Man::new(sub.clone().bin_name(name));
+        if sub_man.render_synopsis_section(&mut buf).is_err()
+            || (sub.get_arguments().any(|a| !a.is_hide_set())
+                && sub_man.render_options_section(&mut buf).is_err())
+        {
+            return String::new();
+        }
+    }
+    if man.render_version_section(&mut buf).is_err() {
         return String::new();
     }
     String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Text as a roff paragraph: backslashes and leading dots escaped.
+fn roff_text(text: &str) -> String {
+    let text = text.replace('\\', "\\e").replace('-', "\\-");
+    if text.starts_with('.') || text.starts_with('\'') {
+        format!("\\&{text}")
+    } else {
+        text
+    }
 }
 
 /// `kubegap man`.
