@@ -96,7 +96,9 @@ fn examples() -> Vec<(String, String)> {
     }
     push(root().join("testdata/cli/kubegap-config.yaml"));
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = &readme[readme.find("### Configuration").expect("README configuration section")..];
+    let section = &readme[readme
+        .find("### Configuration")
+        .expect("README configuration section")..];
     let block = section
         .split("```yaml\n")
         .nth(1)
@@ -147,6 +149,9 @@ fn the_schema_rejects_what_kubegap_rejects() {
             .apply_yaml(bad, &|id| kubegap_core::rules::find(id).is_some())
             .is_err();
         // `extends:` paths are checked when the file is loaded, not by apply_yaml.
-        assert!(rejected || bad.starts_with("extends"), "kubegap accepts {bad:?}");
+        assert!(
+            rejected || bad.starts_with("extends"),
+            "kubegap accepts {bad:?}"
+        );
     }
 }

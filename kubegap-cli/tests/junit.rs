@@ -21,8 +21,12 @@ fn junit(args: &[&str]) -> String {
 
 #[test]
 fn junit_output_is_one_testcase_per_rule_and_file() {
-    let xml = junit(&["testdata/cli/helm-stream.yaml", "testdata/cli/clean.yaml", "--select",
-        "k8s-service-target-port-missing,k8s-hpa-with-static-replicas,parse-error"]);
+    let xml = junit(&[
+        "testdata/cli/helm-stream.yaml",
+        "testdata/cli/clean.yaml",
+        "--select",
+        "k8s-service-target-port-missing,k8s-hpa-with-static-replicas,parse-error",
+    ]);
     insta::assert_snapshot!("junit", xml);
 }
 

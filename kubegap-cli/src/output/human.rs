@@ -273,9 +273,13 @@ fn labels_of(
         Some(t) => format!("{t} ({range})"),
         None => range.clone(),
     });
+    // The head starts at the first non-blank character of its line (a block's indentation is
+    // not part of what the label means).
+    let head_text = &file.text[span.start as usize..first_end];
+    let head_start = span.start as usize + (head_text.len() - head_text.trim_start().len());
     let head_span = kubegap_core::Span {
         file: span.file,
-        start: span.start,
+        start: head_start.min(first_end) as u32,
         end: first_end as u32,
     };
     let tail_span = kubegap_core::Span {
@@ -444,4 +448,97 @@ pub fn render_finding(report: &Report, f: &Finding) -> String {
         out.push_str(&format!("{}: {}\n", f.rule, esc(&f.message)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use kubegap_core::{FileKind, Finding, Label, Report, Severity, SourceFile, SourceMap, Span};
+
+    use super::render_at;
+
+    /// A 300-line Deployment whose pod template (lines 8–287) is labelled as a whole, with a
+    /// finding on its name: the kind of label that printed 280 lines before.
+    fn long_label_report(name_value: &str) -> Report {
+        let mut text = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name_value}\nspec:\n  replicas: 1\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n"
+        );
+        for i in 0..69 {
+            text.push_str(&format!(
+                "        - name: c{i}\n          image: registry.example.com/c{i}:1.0\n          args: [--port, \"80{i:02}\"]\n          ports: [{{containerPort: 80}}]\n"
+            ));
+        }
+        let template_start = text.find("    metadata:\n      labels").unwrap();
+        let template_end = text.trim_end().len();
+        text.push_str("status: {}\n");
+        let name_start = text.find(name_value).unwrap();
+        let mut files = SourceMap::default();
+        let id = files.add(SourceFile::new("deploy.yaml", None, text, FileKind::Yaml));
+        let finding = Finding {
+            rule: "k8s-rollout-removes-all-backends",
+            severity: Severity::Warning,
+            message: format!("Deployment `default/{name_value}` runs a single replica, so every rollout leaves Service `default/web` without a backend"),
+            span: Span::new(id, name_start, name_start + name_value.len()),
+            labels: vec![Label {
+                span: Span::new(id, template_start, template_end),
+                message: "the pod template".to_string(),
+            }],
+            help: Some("set `replicas: 2` or more".to_string()),
+            evidence: &[],
+            notes: Vec::new(),
+            origin: None,
+        };
+        Report {
+            files,
+            findings: vec![finding],
+            summary: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_label_over_280_lines_shows_its_first_and_last_lines() {
+        let report = long_label_report("web");
+        let text = render_at(&report, false, 100);
+        assert!(text.lines().count() < 30, "{text}");
+        insta::assert_snapshot!("long_label", text);
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_width_is_honoured() {
+        let report = long_label_report("\"web\\e]0;title\\a\\e[2J\"");
+        // The parser is not involved here: the text holds the backslashes literally, so put
+        // real control characters in the message and the source.
+        let mut report = report;
+        let file = report.files.get(kubegap_core::FileId(0));
+        let text = file.text.replace("\\e", "\u{1b}").replace("\\a", "\u{7}");
+        let mut files = SourceMap::default();
+        files.add(SourceFile::new(
+            "deploy.yaml",
+            None,
+            text.clone(),
+            FileKind::Yaml,
+        ));
+        let start = text.find("\"web").unwrap();
+        let end = text[start + 1..].find('"').unwrap() + start + 2;
+        report.files = files;
+        report.findings[0].span = Span::new(kubegap_core::FileId(0), start, end);
+        report.findings[0].message = report.findings[0].message.replace("\\e", "\u{1b}");
+        let label_start = text.find("    metadata:\n      labels").unwrap();
+        report.findings[0].labels[0].span = Span::new(
+            kubegap_core::FileId(0),
+            label_start,
+            text.trim_end().len() - 11,
+        );
+        let narrow = render_at(&report, false, 60);
+        assert!(
+            !narrow.contains('\u{1b}') && !narrow.contains('\u{7}'),
+            "{narrow}"
+        );
+        insta::assert_snapshot!("escaped_narrow", narrow);
+        for line in narrow.lines() {
+            let t = line.trim_start();
+            if !t.starts_with(|c: char| c.is_ascii_digit()) && !t.starts_with('·') {
+                assert!(line.chars().count() <= 60, "{line:?}");
+            }
+        }
+    }
 }
