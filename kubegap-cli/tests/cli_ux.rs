@@ -573,7 +573,7 @@ fn rules_show_every_severity_they_report_at() {
         .as_str()
         .unwrap()
         .contains("Service port"));
-    assert!(ingress["sources"].as_array().unwrap().len() >= 1);
+    assert!(!ingress["sources"].as_array().unwrap().is_empty());
     let text = stdout(&kubegap(&["rules"], None));
     let line = text
         .lines()

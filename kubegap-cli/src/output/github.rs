@@ -5,7 +5,10 @@ use kubegap_core::{Report, Severity};
 use super::position;
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    // Control characters from the input (terminal escape sequences) are shown escaped; the
+    // line ends of multi-line messages are encoded below.
+    super::escape_controls_except(s, &['\n', '\r', '\t'])
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }

@@ -140,13 +140,17 @@ const MAX_SNIPPET_LINE: usize = 400;
 /// Labels spanning more lines than this are shown by their first and last lines.
 const MAX_LABEL_LINES: usize = 4;
 
+/// A file's escaped copy and, sorted by original offset, (offset of a control character,
+/// bytes added by escaping up to and including it).
+type Escaped = (SourceFile, Vec<(u32, u32)>);
+
 /// The files as they are shown: a file whose text holds control characters is shown from a
 /// copy where each is escaped (`\u{1b}`), with the offsets of spans shifted to match.
 pub struct Shown<'a> {
     report: &'a Report,
     /// Per file id: the escaped copy and, sorted by original offset, (offset of a control
     /// character, bytes added by escaping up to and including it).
-    escaped: Vec<Option<(SourceFile, Vec<(u32, u32)>)>>,
+    escaped: Vec<Option<Escaped>>,
 }
 
 impl<'a> Shown<'a> {

@@ -41,8 +41,17 @@ pub fn summary_line(report: &Report) -> String {
 /// controls included) is shown escaped as `\u{1b}`, never sent raw. Newlines and tabs are kept
 /// unless `one_line`, which escapes them too.
 pub fn escape_controls(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> {
+    if one_line {
+        escape_controls_except(text, &[])
+    } else {
+        escape_controls_except(text, &['\n', '\t'])
+    }
+}
+
+/// [`escape_controls`], keeping the control characters in `keep`.
+pub fn escape_controls_except<'a>(text: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
     let needs = |c: char| {
-        (c.is_control() && (one_line || (c != '\n' && c != '\t')))
+        (c.is_control() && !keep.contains(&c))
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
     if !text.chars().any(needs) {
