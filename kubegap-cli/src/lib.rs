@@ -117,7 +117,8 @@ fn lint(args: &LintArgs, out: &OutputArgs) -> i32 {
     settings.report_unused_suppressions = out.report_unused_suppressions;
     let blank_stdin = empty::blank_stdin(&discovered.inputs);
     let report = kubegap_core::lint(discovered.inputs, &settings);
-    if !args.allow_empty {
+    // A path that could not be read is already an error (exit 2 below), not "nothing to lint".
+    if !args.allow_empty && discovered.errors.is_empty() {
         if let Some(problem) = empty::nothing_to_lint(&report, blank_stdin) {
             eprintln!("error: {problem}");
             return EXIT_ERROR;
@@ -134,7 +135,14 @@ fn lint(args: &LintArgs, out: &OutputArgs) -> i32 {
 /// The text of a report in the chosen format, with `--quiet` and `--statistics` applied.
 fn render(report: &Report, out: &OutputArgs, settings: &kubegap_core::Settings) -> String {
     if out.statistics {
-        return output::concise::statistics(report, out.format == Format::Json);
+        let mut text = output::concise::statistics(report, out.format == Format::Json);
+        if out.quiet && out.format != Format::Json {
+            let summary = format!("{}\n", output::summary_line(report));
+            if let Some(stripped) = text.strip_suffix(&summary) {
+                text.truncate(stripped.len());
+            }
+        }
+        return text;
     }
     let mut text = match out.format {
         Format::Human => output::human::render(report, use_color(out.color)),

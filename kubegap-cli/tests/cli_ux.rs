@@ -650,3 +650,57 @@ fn human_output_is_bounded_by_columns_and_escapes_control_characters() {
         );
     }
 }
+
+#[test]
+fn haproxy_and_nginx_suppressions_count_only_in_comments() {
+    let concise = |text: &str| {
+        stdout(&kubegap(
+            &["lint", "-", "--format", "concise"],
+            Some(text.as_bytes()),
+        ))
+    };
+    let haproxy = "defaults\n    mode http\n    {LINE}\n    timeout client 30\n    timeout connect 5s\n    timeout server 30s\n";
+    for (line, suppressed) in [
+        (
+            "http-request set-header X-Note \"a # kubegap-ignore: all\"",
+            false,
+        ),
+        (
+            "http-request set-header X-Note 'a # kubegap-ignore: all'",
+            false,
+        ),
+        (
+            "http-request set-header X-Note a\\ \\# kubegap-ignore: all",
+            false,
+        ),
+        ("# kubegap-ignore: haproxy-timeout-without-unit", true),
+        (
+            "http-request set-header X-Note a # kubegap-ignore: all",
+            true,
+        ),
+    ] {
+        let out = concise(&haproxy.replace("{LINE}", line));
+        assert_eq!(
+            !out.contains(":4:20: warning haproxy-timeout-without-unit"),
+            suppressed,
+            "{line}: {out}"
+        );
+    }
+    let nginx = "events {}\nhttp {\n  upstream app { server 10.0.0.1:80; keepalive 8; }\n  server {\n    {LINE}\n    location / { proxy_pass http://app; }\n  }\n}\n";
+    for (line, suppressed) in [
+        ("add_header X-Note \"# kubegap-ignore: all\";", false),
+        ("add_header X-Note '# kubegap-ignore: all';", false),
+        (
+            "# kubegap-ignore: nginx-upstream-keepalive-ineffective",
+            true,
+        ),
+        ("add_header X-Note a; # kubegap-ignore: all", true),
+    ] {
+        let out = concise(&nginx.replace("{LINE}", line));
+        assert_eq!(
+            !out.contains(":6:18: warning nginx-upstream-keepalive-ineffective"),
+            suppressed,
+            "{line}: {out}"
+        );
+    }
+}
