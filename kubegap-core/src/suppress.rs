@@ -112,10 +112,13 @@ fn in_comment(
     }
 }
 
-/// Spans of quoted and block scalars per file, sorted by start.
-fn value_spans(documents: &[Document]) -> std::collections::BTreeMap<FileId, Vec<(u32, u32)>> {
+/// Spans of quoted and block scalars of the files in `wanted`, per file, sorted by start.
+fn value_spans(
+    documents: &[Document],
+    wanted: &std::collections::BTreeSet<FileId>,
+) -> std::collections::BTreeMap<FileId, Vec<(u32, u32)>> {
     let mut out: std::collections::BTreeMap<FileId, Vec<(u32, u32)>> = Default::default();
-    for doc in documents {
+    for doc in documents.iter().filter(|d| wanted.contains(&d.file)) {
         let spans = out.entry(doc.file).or_default();
         for node in &doc.nodes {
             if let NodeKind::Scalar(_, style) = &node.kind {
@@ -133,7 +136,15 @@ fn value_spans(documents: &[Document]) -> std::collections::BTreeMap<FileId, Vec
 
 /// Every `# kubegap-ignore:` comment of every file.
 fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) -> Vec<Directive> {
-    let values = value_spans(documents);
+    let marked: std::collections::BTreeSet<FileId> = files
+        .iter()
+        .filter(|(_, f)| f.text.contains(MARK))
+        .map(|(id, _)| id)
+        .collect();
+    if marked.is_empty() {
+        return Vec::new();
+    }
+    let values = value_spans(documents, &marked);
     let mut nginx_comments: std::collections::BTreeMap<FileId, Vec<Span>> = Default::default();
     for config in nginx {
         for c in &config.comments {
@@ -146,7 +157,7 @@ fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) ->
     }
     let mut out = Vec::new();
     for (id, file) in files.iter() {
-        if !file.text.contains(MARK) {
+        if !marked.contains(&id) {
             continue;
         }
         let starts = file.line_starts();
@@ -187,7 +198,7 @@ fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) ->
 }
 
 /// Every `kubegap.io/ignore` annotation of every object.
-fn annotations(graph: &Graph, documents: &[Document]) -> Vec<Directive> {
+fn annotations(files: &SourceMap, graph: &Graph, documents: &[Document]) -> Vec<Directive> {
     let mut out = Vec::new();
     for object in &graph.objects {
         let node = documents[object.at.doc].node(object.at.node);
@@ -198,11 +209,29 @@ fn annotations(graph: &Graph, documents: &[Document]) -> Vec<Directive> {
             continue;
         };
         let vspan = value.span();
+        // Each id's own span where it appears literally in the source (plain and quoted values
+        // without escapes); the whole value otherwise.
+        let raw = files
+            .get(vspan.file)
+            .text
+            .get(vspan.start as usize..vspan.end as usize)
+            .unwrap_or("");
+        let mut from = 0;
         let ids: Vec<(String, Span)> = text
             .split(',')
             .map(str::trim)
             .filter(|w| !w.is_empty())
-            .map(|w| (w.to_string(), vspan))
+            .map(|w| {
+                let span = match raw[from..].find(w) {
+                    Some(at) => {
+                        let start = vspan.start as usize + from + at;
+                        from += at + w.len();
+                        Span::new(vspan.file, start, start + w.len())
+                    }
+                    None => vspan,
+                };
+                (w.to_string(), span)
+            })
             .collect();
         let ospan = documents[object.at.doc].span(object.at.node);
         out.push(Directive {
@@ -228,7 +257,7 @@ pub fn apply(
     findings: &mut Vec<Finding>,
 ) -> usize {
     let mut directives = comments(files, documents, nginx);
-    directives.extend(annotations(graph, documents));
+    directives.extend(annotations(files, graph, documents));
     if directives.is_empty() {
         return 0;
     }
@@ -240,8 +269,12 @@ pub fn apply(
         }
         let at = f.span.start;
         let mut suppressed = false;
-        for d in directives.iter_mut() {
-            if d.file != f.span.file || at < d.cover.0 || at >= d.cover.1 {
+        // Directives are sorted by (file, cover start): only those of the finding's file that
+        // start at or before it can cover it.
+        let lo = directives.partition_point(|d| d.file < f.span.file);
+        let hi = directives.partition_point(|d| (d.file, d.cover.0) <= (f.span.file, at));
+        for d in directives[lo..hi.max(lo)].iter_mut() {
+            if at >= d.cover.1 {
                 continue;
             }
             for (i, (id, _)) in d.ids.iter().enumerate() {

@@ -206,13 +206,14 @@ impl<'a> Shown<'a> {
         let Some(Some((_, shifts))) = self.escaped.get(span.file.0 as usize) else {
             return span;
         };
-        let shift = |off: u32, inclusive: bool| {
-            let k = shifts.partition_point(|(p, _)| if inclusive { *p <= off } else { *p < off });
+        // Bytes added by the escapes of the control characters before `off`: a span starting
+        // on a control character starts at its escape, and one ending after it covers it.
+        let shift = |off: u32| {
+            let k = shifts.partition_point(|(p, _)| *p < off);
             off + if k == 0 { 0 } else { shifts[k - 1].1 }
         };
-        // A span starting on a control character starts at its escape; its end covers it.
-        let start = shift(span.start, false);
-        let end = shift(span.end, false).max(start);
+        let start = shift(span.start);
+        let end = shift(span.end).max(start);
         kubegap_core::Span {
             file: span.file,
             start,
