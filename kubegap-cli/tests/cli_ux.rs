@@ -704,3 +704,18 @@ fn haproxy_and_nginx_suppressions_count_only_in_comments() {
         );
     }
 }
+
+#[test]
+fn rules_json_contract() {
+    let v = json(&kubegap(&["rules", "--format", "json"], None));
+    let mine: Vec<&serde_json::Value> = v["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            ["parse-error", "unknown-suppression", "unused-suppression"]
+                .contains(&r["id"].as_str().unwrap())
+        })
+        .collect();
+    insta::assert_json_snapshot!("rules_json", (v["version"].clone(), mine));
+}
