@@ -182,6 +182,14 @@ fn apply(
 
 /// Loads a configuration file and the presets it `extends`.
 pub fn load_file(path: &Path, settings: &mut Settings, depth: usize) -> Result<(), String> {
+    if let Ok(m) = std::fs::metadata(path) {
+        if m.is_file() && m.len() > MAX_CONFIG_BYTES {
+            return Err(format!(
+                "{}: larger than {MAX_CONFIG_BYTES} bytes; not a kubegap configuration",
+                path.display()
+            ));
+        }
+    }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     apply(
         &path.display().to_string(),

@@ -175,6 +175,12 @@ impl<'a> Shown<'a> {
                 let mut shifts = Vec::new();
                 let mut added = 0u32;
                 for (i, c) in text.char_indices() {
+                    if c == '\r' && text.as_bytes().get(i + 1) != Some(&b'\n') {
+                        // A CR-only line end (old Mac files) is shown as a line end: same length,
+                        // so no shift, and the terminal never sees a raw carriage return.
+                        shown.push('\n');
+                        continue;
+                    }
                     if raw(i, c) {
                         let e =
                             super::escape_controls(c.encode_utf8(&mut [0; 4]), true).into_owned();
@@ -266,11 +272,11 @@ fn labels_of(
     let starts = file.line_starts();
     let line_end = |i: usize| {
         let end = starts.get(i + 1).map_or(file.text.len(), |e| *e as usize);
-        let line = &file.text[starts[i] as usize..end];
+        let line = file.text.get(starts[i] as usize..end).unwrap_or("");
         starts[i] as usize + line.trim_end().len()
     };
     let first_end = line_end(first).max(span.start as usize);
-    let last_line = &file.text[starts[last] as usize..];
+    let last_line = file.text.get(starts[last] as usize..).unwrap_or("");
     let indent = last_line.len() - last_line.trim_start().len();
     let last_start = (starts[last] as usize + indent).min(span.end as usize);
     let range = format!("lines {}–{}", first + 1, last + 1);
@@ -280,7 +286,7 @@ fn labels_of(
     });
     // The head starts at the first non-blank character of its line (a block's indentation is
     // not part of what the label means).
-    let head_text = &file.text[span.start as usize..first_end];
+    let head_text = file.text.get(span.start as usize..first_end).unwrap_or("");
     let head_start = span.start as usize + (head_text.len() - head_text.trim_start().len());
     let head_span = kubegap_core::Span {
         file: span.file,
