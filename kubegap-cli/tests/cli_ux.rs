@@ -536,6 +536,36 @@ fn annotations_exempt_their_object() {
         "{}",
         stdout(&human)
     );
+    // An annotation that exempts from a rule that does not fire is reported when asked.
+    let text = SERVICE_AND_DEPLOYMENT.replace(
+        "metadata: {name: web}\nspec:\n  selector",
+        "metadata: {name: web, annotations: {kubegap.io/ignore: \"k8s-no-pdb, k8s-service-target-port-missing\"}}\nspec:\n  selector",
+    );
+    let out = kubegap(
+        &[
+            "lint",
+            "-",
+            "--format",
+            "concise",
+            "-q",
+            "--report-unused-suppressions",
+        ],
+        Some(text.as_bytes()),
+    );
+    let concise = stdout(&out);
+    assert!(
+        concise.contains("<stdin>:3:57: info unused-suppression this kubegap-ignore annotation for `k8s-no-pdb` suppressed nothing\n"),
+        "{concise}"
+    );
+    assert_eq!(
+        concise.matches("unused-suppression").count(),
+        1,
+        "{concise}"
+    );
+    assert!(
+        !concise.contains("k8s-service-target-port-missing"),
+        "{concise}"
+    );
 }
 
 #[test]
