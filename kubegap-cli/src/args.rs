@@ -125,4 +125,10 @@ pub struct LintArgs {
     /// An L7 load balancer sits in front of the proxies.
     #[arg(long)]
     pub l7_in_front: bool,
+    /// Report only findings that this baseline file (see `--write-baseline`) does not list.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record every current finding in FILE (a versioned, sorted baseline) instead of reporting.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 }

@@ -3,6 +3,7 @@
 //! Only this crate knows about terminals, colours, wire formats and process exit codes.
 
 pub mod args;
+pub mod baseline;
 pub mod output;
 pub mod walk;
 
@@ -229,18 +230,68 @@ fn lint(args: &LintArgs) -> i32 {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };
-    let report = kubegap_core::lint(discovered.inputs, &settings);
-    let text = match args.format {
+    let mut report = kubegap_core::lint(discovered.inputs, &settings);
+    let applied = match lint_baseline(args, &mut report) {
+        Ok(applied) => applied,
+        Err(code) => return code,
+    };
+    let mut text = match args.format {
         Format::Human => output::human::render(&report, use_color(args.color)),
         Format::Json => output::json::render(&report),
         Format::Sarif => output::sarif::render(&report),
         Format::Github => output::github::render(&report),
     };
+    if let Some(applied) = &applied {
+        match args.format {
+            Format::Human => text.push_str(&baseline::human_line(applied)),
+            Format::Json => {
+                text =
+                    baseline::add_json_member(&text, "baseline", &baseline::json_value(applied))
+            }
+            _ => eprint!("{}", baseline::human_line(applied)),
+        }
+    }
     let written = write_stdout(&text);
     if !discovered.errors.is_empty() || written != EXIT_OK {
         return EXIT_ERROR;
     }
     exit_code(&report, args.fail_on)
+}
+
+/// `--write-baseline` (writes, then `Err(exit code)`) and `--baseline` (filters the report).
+fn lint_baseline(args: &LintArgs, report: &mut Report) -> Result<Option<baseline::Applied>, i32> {
+    if let Some(path) = &args.write_baseline {
+        let entries = baseline::fingerprints(report, &|n| n.to_string())
+            .into_iter()
+            .map(baseline::Entry::from)
+            .collect::<Vec<_>>();
+        let n = entries.len();
+        return Err(match std::fs::write(path, baseline::render(entries)) {
+            Ok(()) => {
+                eprintln!("wrote {n} baseline entries to {}", path.display());
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                EXIT_ERROR
+            }
+        });
+    }
+    let Some(path) = &args.baseline else {
+        return Ok(None);
+    };
+    let entries = std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| baseline::parse(&text))
+        .map_err(|e| {
+            eprintln!("error: {}: {e}", path.display());
+            EXIT_ERROR
+        })?;
+    Ok(Some(baseline::apply(
+        report,
+        entries,
+        path.display().to_string(),
+    )))
 }
 
 /// `kubegap chains`: every timeout chain, one route per block, one line of hops each.

@@ -10,6 +10,7 @@ pub mod chain;
 pub mod config;
 pub mod controllers;
 pub mod engine;
+pub mod fingerprint;
 pub mod finding;
 pub mod haproxy;
 pub mod k8s;
