@@ -21,6 +21,9 @@ pub enum Command {
     Lint(LintArgs),
     /// Print every timeout chain found in the input, one hop per line.
     Chains(LintArgs),
+    /// Compare BASE and HEAD (files, directories or `-`; or `--git REV [PATHS…]`): report what
+    /// the change does (`diff-*` rules) and the lint findings HEAD adds.
+    Diff(DiffArgs),
     /// List every rule: id, default severity, summary.
     Rules,
     /// Print a rule's full documentation.
@@ -131,4 +134,19 @@ pub struct LintArgs {
     /// Record every current finding in FILE (a versioned, sorted baseline) instead of reporting.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+}
+
+/// Arguments of `kubegap diff`: the lint options, BASE and HEAD as the two paths.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// Take BASE from this git revision (the same PATHS as of REV) and HEAD from the working
+    /// tree; the paths are then the PATHS to compare (default `.`).
+    #[arg(long, value_name = "REV")]
+    pub git: Option<String>,
+    /// Report every HEAD finding, the new ones marked, not only the new ones.
+    #[arg(long)]
+    pub all: bool,
+    /// BASE HEAD (or PATHS with `--git`) and every `lint` option.
+    #[command(flatten)]
+    pub common: LintArgs,
 }

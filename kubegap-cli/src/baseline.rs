@@ -168,7 +168,11 @@ pub fn human_line(applied: &Applied) -> String {
         applied.matched,
         if applied.matched == 1 { "" } else { "s" },
         applied.absent.len(),
-        if applied.absent.len() == 1 { "y" } else { "ies" },
+        if applied.absent.len() == 1 {
+            "y"
+        } else {
+            "ies"
+        },
     )
 }
 

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod baseline;
+pub mod diff;
 pub mod output;
 pub mod walk;
 
@@ -26,10 +27,14 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Lint(args) => lint(&args),
         Command::Chains(args) => chains(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Rules => {
             let mut out = String::new();
             let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
-            for rule in RULES {
+            for rule in RULES
+                .iter()
+                .chain(kubegap_core::rules::DIFF_CHECKS.iter().map(|(r, _)| r))
+            {
                 out.push_str(&format!(
                     "{:width$}  {:7}  {}\n",
                     rule.id,
@@ -72,7 +77,7 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
-fn write_stdout(text: &str) -> i32 {
+pub(crate) fn write_stdout(text: &str) -> i32 {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -168,7 +173,7 @@ pub fn settings(args: &LintArgs) -> Result<Settings, String> {
     Ok(settings)
 }
 
-fn forced_kind(args: &LintArgs) -> Option<FileKind> {
+pub(crate) fn forced_kind(args: &LintArgs) -> Option<FileKind> {
     args.kind.map(|k| match k {
         KindArg::Yaml => FileKind::Yaml,
         KindArg::Haproxy => FileKind::Haproxy,
@@ -176,7 +181,7 @@ fn forced_kind(args: &LintArgs) -> Option<FileKind> {
     })
 }
 
-fn setup_threads(args: &LintArgs) {
+pub(crate) fn setup_threads(args: &LintArgs) {
     if let Some(n) = args.threads {
         // Fails only if a pool exists already (tests calling run twice); the old one is fine.
         let _ = rayon::ThreadPoolBuilder::new()
@@ -185,7 +190,7 @@ fn setup_threads(args: &LintArgs) {
     }
 }
 
-fn use_color(choice: Color) -> bool {
+pub(crate) fn use_color(choice: Color) -> bool {
     match choice {
         Color::Always => true,
         Color::Never => false,
@@ -245,8 +250,7 @@ fn lint(args: &LintArgs) -> i32 {
         match args.format {
             Format::Human => text.push_str(&baseline::human_line(applied)),
             Format::Json => {
-                text =
-                    baseline::add_json_member(&text, "baseline", &baseline::json_value(applied))
+                text = baseline::add_json_member(&text, "baseline", &baseline::json_value(applied))
             }
             _ => eprint!("{}", baseline::human_line(applied)),
         }

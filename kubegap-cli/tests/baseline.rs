@@ -145,7 +145,11 @@ fn baseline_hides_recorded_findings_survives_moves_and_shows_edits() {
 #[test]
 fn bad_baselines_are_usage_errors() {
     let dir = temp_copy("bad");
-    std::fs::write(dir.join("b.json"), "{\"kubegap_baseline\": 9, \"entries\": []}").unwrap();
+    std::fs::write(
+        dir.join("b.json"),
+        "{\"kubegap_baseline\": 9, \"entries\": []}",
+    )
+    .unwrap();
     let out = kubegap_in(&dir, &["lint", "shop.yaml", "--baseline", "b.json"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("version 9"));
