@@ -16,6 +16,7 @@ mod diff_lb_recreated;
 mod diff_replicas_drop;
 mod diff_selector_changed;
 mod diff_service_port_renamed;
+mod diff_shared_proxy_reload;
 mod diff_workload_renamed;
 mod haproxy_hard_stop_cuts_long_lived;
 mod haproxy_hard_stop_without_close_spread;
@@ -146,6 +147,10 @@ pub static DIFF_CHECKS: &[crate::diff::DiffRule] = &[
     (
         &diff_service_port_renamed::DIFF_SERVICE_PORT_RENAMED,
         diff_service_port_renamed::diff,
+    ),
+    (
+        &diff_shared_proxy_reload::DIFF_SHARED_PROXY_RELOAD,
+        diff_shared_proxy_reload::diff,
     ),
     (
         &diff_workload_renamed::DIFF_WORKLOAD_RENAMED,
