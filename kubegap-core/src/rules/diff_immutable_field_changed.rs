@@ -34,7 +34,9 @@ declare_rule! {
         evidence: &[
             "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#label-selector-updates",
             "https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/",
-            "https://github.com/helm/helm/issues/7090",
+            "https://github.com/helm/charts/issues/7680",
+            "https://github.com/helm/charts/issues/7803",
+            "https://github.com/jetstack/version-checker/issues/140",
         ],
         check: crate::diff::lint_check,
     }

@@ -28,7 +28,7 @@ declare_rule! {
         summary: "a Service selector changes: endpoints swap at once, before the new pods are ready",
         evidence: &[
             "https://kubernetes.io/docs/concepts/services-networking/service/#services-in-kubernetes",
-            "https://github.com/helm/helm/issues/7090",
+            "https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service",
         ],
         check: crate::diff::lint_check,
     }

@@ -29,7 +29,7 @@ declare_rule! {
         summary: "a workload is renamed: the old pods all go at once instead of rolling",
         evidence: &[
             "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#updating-a-deployment",
-            "https://github.com/helm/helm/issues/7090",
+            "https://kubernetes.io/docs/concepts/workloads/pods/disruptions/",
         ],
         check: crate::diff::lint_check,
     }
