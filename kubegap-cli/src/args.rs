@@ -134,6 +134,10 @@ pub struct LintArgs {
     /// Record every current finding in FILE (a versioned, sorted baseline) instead of reporting.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// The Helm chart directory whose templates a `helm template` stream came from: findings
+    /// are placed on the template lines (found without it when the `# Source:` paths resolve).
+    #[arg(long, value_name = "DIR")]
+    pub chart: Option<PathBuf>,
 }
 
 /// Arguments of `kubegap diff`: the lint options, BASE and HEAD as the two paths.

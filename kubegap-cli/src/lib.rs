@@ -5,6 +5,7 @@
 pub mod args;
 pub mod baseline;
 pub mod diff;
+pub mod helm_place;
 pub mod output;
 pub mod walk;
 
@@ -240,6 +241,7 @@ fn lint(args: &LintArgs) -> i32 {
         Ok(applied) => applied,
         Err(code) => return code,
     };
+    helm_place::apply(&mut report, args.chart.as_deref());
     let mut text = match args.format {
         Format::Human => output::human::render(&report, use_color(args.color)),
         Format::Json => output::json::render(&report),

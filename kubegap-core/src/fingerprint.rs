@@ -117,22 +117,23 @@ pub fn subject(message: &str) -> String {
     out
 }
 
-/// (object identity, key path) of a span in a YAML file.
-fn yaml_place(documents: &[Document], span: Span, file: &SourceFile) -> (Option<String>, String) {
-    let first = documents.partition_point(|d| d.file < span.file);
-    let in_file = &documents[first..];
-    let in_file = &in_file[..in_file.partition_point(|d| d.file == span.file)];
-    let after = in_file.partition_point(|d| d.start <= span.start);
-    let Some(doc) = in_file[..after].last().filter(|d| span.start <= d.end) else {
-        return (None, line_text(file, span.start));
-    };
-    let Some(root) = doc.root else {
-        return (None, line_text(file, span.start));
-    };
+/// One step of a path from an object to a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seg {
+    /// A mapping key.
+    Key(String),
+    /// A sequence item: its `name` when it has a scalar one, and its index.
+    Item(Option<String>, usize),
+}
+
+/// The path to the node at `offset` in a document, from the innermost Kubernetes object
+/// (a mapping with `kind` and `metadata`) that holds it, with that object's identity.
+pub fn node_path(doc: &Document, offset: u32) -> (Option<String>, Vec<Seg>) {
     let mut object = None;
-    let mut path: Vec<String> = Vec::new();
-    let mut cur = root;
-    let offset = span.start;
+    let mut path: Vec<Seg> = Vec::new();
+    let Some(mut cur) = doc.root else {
+        return (None, path);
+    };
     let contains = |id: u32| {
         let n = &doc.nodes[id as usize];
         n.start <= offset && (offset < n.end || (n.start == n.end && offset == n.start))
@@ -149,11 +150,11 @@ fn yaml_place(documents: &[Document], span: Span, file: &SourceFile) -> (Option<
                 for (k, v) in entries {
                     let key = doc.node(*k).as_str().unwrap_or("?").to_string();
                     if contains(*k) {
-                        path.push(key);
+                        path.push(Seg::Key(key));
                         break;
                     }
                     if contains(*v) {
-                        path.push(key);
+                        path.push(Seg::Key(key));
                         next = Some(*v);
                         break;
                     }
@@ -168,17 +169,49 @@ fn yaml_place(documents: &[Document], span: Span, file: &SourceFile) -> (Option<
                 else {
                     break;
                 };
-                let name = doc.node(*item).get("name").and_then(|n| n.as_str());
-                match path.last_mut() {
-                    Some(last) => match name {
-                        Some(name) => last.push_str(&format!("[{name}]")),
-                        None => last.push_str(&format!("[{i}]")),
-                    },
-                    None => path.push(format!("[{i}]")),
-                }
+                let name = doc
+                    .node(*item)
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .map(str::to_string);
+                path.push(Seg::Item(name, i));
                 cur = *item;
             }
             _ => break,
+        }
+    }
+    (object, path)
+}
+
+/// The document of `documents` (grouped by file, in offset order) that holds `span`.
+pub fn document_of(documents: &[Document], span: Span) -> Option<&Document> {
+    let first = documents.partition_point(|d| d.file < span.file);
+    let in_file = &documents[first..];
+    let in_file = &in_file[..in_file.partition_point(|d| d.file == span.file)];
+    let after = in_file.partition_point(|d| d.start <= span.start);
+    in_file[..after].last().filter(|d| span.start <= d.end)
+}
+
+/// (object identity, key path) of a span in a YAML file.
+fn yaml_place(documents: &[Document], span: Span, file: &SourceFile) -> (Option<String>, String) {
+    let Some(doc) = document_of(documents, span).filter(|d| d.root.is_some()) else {
+        return (None, line_text(file, span.start));
+    };
+    let (object, segs) = node_path(doc, span.start);
+    let mut path: Vec<String> = Vec::new();
+    for seg in segs {
+        match seg {
+            Seg::Key(k) => path.push(k),
+            Seg::Item(name, i) => {
+                let item = match name {
+                    Some(name) => format!("[{name}]"),
+                    None => format!("[{i}]"),
+                };
+                match path.last_mut() {
+                    Some(last) => last.push_str(&item),
+                    None => path.push(item),
+                }
+            }
         }
     }
     (object, path.join("."))
