@@ -111,33 +111,35 @@ pub fn walk(text: &str, path: &[Seg]) -> (usize, usize, usize, bool) {
         }
         match seg {
             Seg::Key(k) => {
-                for i in start..block_end {
-                    if let Some((col, key)) = line_key(lines[i]) {
-                        if key == k && col as isize > indent {
-                            best = Some((i, col, key.len()));
-                            indent = col as isize;
-                            start = i + 1;
-                            continue 'path;
-                        }
-                    }
-                }
-                exact = false;
-                break;
+                let found = (start..block_end).find_map(|i| {
+                    line_key(lines[i])
+                        .filter(|(col, key)| key == k && *col as isize > indent)
+                        .map(|(col, key)| (i, col, key.len()))
+                });
+                let Some((i, col, len)) = found else {
+                    exact = false;
+                    break;
+                };
+                best = Some((i, col, len));
+                indent = col as isize;
+                start = i + 1;
             }
             Seg::Item(name, index) => {
-                if let Some(name) = name {
-                    for i in start..block_end {
-                        if let Some((col, "name")) = line_key(lines[i]) {
+                let named = name.as_deref().and_then(|name| {
+                    (start..block_end).find_map(|i| match line_key(lines[i]) {
+                        Some((col, "name")) => {
                             let value = lines[i][col + 5..]
                                 .trim()
                                 .trim_matches(|c| c == '"' || c == '\'');
-                            if value == name && col as isize > indent {
-                                indent = col as isize - 1;
-                                start = i;
-                                continue 'path;
-                            }
+                            (value == name && col as isize > indent).then_some((i, col))
                         }
-                    }
+                        _ => None,
+                    })
+                });
+                if let Some((i, col)) = named {
+                    indent = col as isize - 1;
+                    start = i;
+                    continue 'path;
                 }
                 // By position: the index-th `- ` at the block's item column.
                 let dashes: Vec<(usize, usize)> = (start..block_end)

@@ -215,7 +215,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
                 continue;
             }
             let key = nginx_key(cfg, ll.location);
-            if base_blocks.get(&key).is_some() && base_blocks.get(&key) == head_blocks.get(&key) {
+            if base_blocks.contains_key(&key) && base_blocks.get(&key) == head_blocks.get(&key) {
                 untouched.push(format!("`{}`", cfg.describe(ll.location)));
             }
         }
