@@ -10,15 +10,12 @@ use crate::args::{DiffArgs, Format};
 use crate::{baseline, output, walk, EXIT_ERROR, EXIT_OK};
 
 /// The name of a file relative to the root it was found under (`base/k8s/a.yaml` under
-/// `base` → `k8s/a.yaml`; a file named directly → its base name).
+/// `base` → `k8s/a.yaml`); a file named directly, or stdin, is the root itself (`""`), so
+/// that `diff old.yaml new.yaml` and `diff - new.yaml` compare the two as one file.
 fn relative(root: &Path, name: &str) -> String {
     let root_name = root.display().to_string();
     if name == root_name || root.as_os_str() == "-" {
-        return Path::new(name)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(name)
-            .to_string();
+        return String::new();
     }
     let trimmed = root_name.trim_end_matches('/');
     name.strip_prefix(trimmed)

@@ -185,6 +185,25 @@ fn stdin_and_usage_errors() {
     let label = &v["findings"][0]["labels"][0];
     assert_eq!(label["file"], "<stdin>");
 
+    // A plain file on stdin is the same file as its copy on disk: its findings are not new.
+    let plain = "testdata/examples/haproxy.cfg";
+    let text = std::fs::read(root().join(plain)).unwrap();
+    assert!(
+        !json(&kubegap(&["lint", plain, "--format", "json"]))["findings"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let out = run_in(
+        &root(),
+        &["diff", "-", plain, "--format", "json", "--kind", "haproxy"],
+        Some(&text),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!(v["diff"]["configs_changed"], 0);
+
     for args in [
         &["diff", "-", "-"][..],
         &["diff", BASE][..],

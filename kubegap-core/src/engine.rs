@@ -295,7 +295,7 @@ fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32
 /// The same comment syntax works in YAML, haproxy.cfg and nginx configs, which all use `#`.
 /// `# kubegap-ignore: all` suppresses every rule on that line. `parse-error` cannot be
 /// suppressed: a file that does not parse hides every other finding in it.
-fn suppress(files: &SourceMap, findings: &mut Vec<Finding>) -> usize {
+pub fn suppress(files: &SourceMap, findings: &mut Vec<Finding>) -> usize {
     const MARK: &str = "kubegap-ignore:";
     fn rules_on(text: &str) -> Option<Vec<&str>> {
         let comment = &text[text.find('#')?..];

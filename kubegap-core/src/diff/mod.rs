@@ -342,6 +342,28 @@ pub fn compare(
         out
     };
 
+    // `# kubegap-ignore: diff-…` on or above the line, as for every rule (BASE findings
+    // read BASE's comments: their ids are moved into the merged space only after this).
+    let mut suppressed = 0;
+    {
+        let (mut in_head, mut in_base): (Vec<Finding>, Vec<Finding>) = diff_findings
+            .drain(..)
+            .partition(|f| f.span.file.0 < offset);
+        suppressed += crate::engine::suppress(&head.files, &mut in_head);
+        let mut local: Vec<Finding> = in_base
+            .drain(..)
+            .map(|mut f| {
+                f.span.file = FileId(f.span.file.0 - offset);
+                f
+            })
+            .collect();
+        suppressed += crate::engine::suppress(&base.files, &mut local);
+        diff_findings = in_head;
+        diff_findings.extend(local.into_iter().map(|mut f| {
+            f.span.file = FileId(f.span.file.0 + offset);
+            f
+        }));
+    }
     let base_report = check(base, settings);
     let head_report = check(head, settings);
     let base_fps = report_fingerprints(&base_report, &base_names);
@@ -402,6 +424,7 @@ pub fn compare(
     });
     let (findings, new): (Vec<Finding>, Vec<bool>) = findings.into_iter().unzip();
     let mut summary = head_report.summary;
+    summary.suppressed += suppressed;
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     summary.errors = count(Severity::Error);
     summary.warnings = count(Severity::Warning);
