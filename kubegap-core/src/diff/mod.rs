@@ -99,7 +99,53 @@ pub struct DiffContext<'a> {
     pub added: Vec<ObjId>,
 }
 
+/// Where a diff finding about a field goes: HEAD's key when HEAD has it (label at BASE's key,
+/// else BASE's object name); BASE's key when HEAD dropped it (label at HEAD's object name).
+#[derive(Clone, Copy, Debug)]
+pub struct Placed {
+    /// The finding's span (merged id space).
+    pub primary: Span,
+    /// The other side's span.
+    pub other: Span,
+    /// Whether the finding is in BASE (the field is gone from HEAD).
+    pub in_base: bool,
+}
+
 impl DiffContext<'_> {
+    /// Places a finding about `path` of the matched pair (`base`, `head`).
+    pub fn place(&self, base: ObjId, head: ObjId, path: &[&str]) -> Placed {
+        let has = |side: &Side<'_>, id: ObjId| {
+            path.split_last().is_some_and(|(last, parents)| {
+                side.obj_node(id)
+                    .path(parents)
+                    .and_then(|p| p.get_entry(last))
+                    .is_some()
+            })
+        };
+        if has(&self.head, head) || !has(&self.base, base) {
+            Placed {
+                primary: self.head.key_span(head, path),
+                other: self.base.key_span(base, path),
+                in_base: false,
+            }
+        } else {
+            Placed {
+                primary: self.base.key_span(base, path),
+                other: self.head.name_span(head),
+                in_base: true,
+            }
+        }
+    }
+
+    /// `file:line` of a merged span, whichever side it is in.
+    pub fn cite(&self, span: Span) -> String {
+        if span.file.0 >= self.base.offset {
+            self.base.cite(span)
+        } else {
+            self.head.cite(span)
+        }
+    }
+
     /// `Kind ns/name` of a HEAD object.
     pub fn describe(&self, head: ObjId) -> String {
         let o = &self.head.ws.graph.objects[head];

@@ -147,18 +147,26 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             if old == new && kind != "PersistentVolumeClaim" {
                 continue;
             }
-            let head_span = cx.head.key_span(*h, &path);
-            let base_span = cx.base.key_span(*b, &path);
+            let at = cx.place(*b, *h, &path);
             let field = path.join(".");
+            let what = if at.in_base { "removes" } else { "changes" };
             let f = sink.report(
-                head_span,
+                at.primary,
                 format!(
-                    "{} changes `{field}` (BASE: {}), which the API server refuses to update: the apply will be refused, and forcing it deletes and recreates the object",
+                    "{} {what} `{field}` ({} in {}), which the API server refuses to update: the apply will be refused, and forcing it deletes and recreates the object",
                     cx.describe(*h),
-                    cx.base.cite(base_span),
+                    cx.cite(at.other),
+                    if at.in_base { "HEAD" } else { "BASE" },
                 ),
             );
-            f.label(base_span, format!("BASE `{field}`"));
+            f.label(
+                at.other,
+                if at.in_base {
+                    format!("HEAD has no `{field}`")
+                } else {
+                    format!("BASE `{field}`")
+                },
+            );
             f.help(
                 "create the object under a new name, move traffic to it, then delete the old one",
             );

@@ -82,7 +82,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
                 let p = ["spec", "loadBalancerIP"];
                 if lb && val(bn, &p).is_some() && val(hn, &p).is_none() {
                     changes.push((
-                        vec!["spec"],
+                        p.to_vec(),
                         format!("`loadBalancerIP` {} is removed", show(&val(bn, &p))),
                     ));
                 }
@@ -93,13 +93,8 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
                     let p = ["metadata", "annotations", a];
                     let (o, n) = (val(bn, &p), val(hn, &p));
                     if o != n {
-                        let at = if n.is_some() {
-                            p.to_vec()
-                        } else {
-                            vec!["metadata", "name"]
-                        };
                         changes.push((
-                            at,
+                            p.to_vec(),
                             format!("annotation `{a}` changes from {} to {}", show(&o), show(&n)),
                         ));
                     }
@@ -135,17 +130,24 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             _ => {}
         }
         for (path, what) in changes {
-            let head_span = cx.head.key_span(*h, &path);
-            let base_span = cx.base.name_span(*b);
+            let at = cx.place(*b, *h, &path);
             let f = sink.report(
-                head_span,
+                at.primary,
                 format!(
-                    "{}: {what} (BASE {}): the cloud provider creates a new load balancer with a new address and deletes the old one",
+                    "{}: {what} ({} in {}): the cloud provider creates a new load balancer with a new address and deletes the old one",
                     cx.describe(*h),
-                    cx.base.cite(base_span),
+                    cx.cite(at.other),
+                    if at.in_base { "HEAD" } else { "BASE" },
                 ),
             );
-            f.label(base_span, "BASE object");
+            f.label(
+                at.other,
+                if at.in_base {
+                    "HEAD: gone"
+                } else {
+                    "BASE value"
+                },
+            );
             f.help("create the new load balancer next to the old one, move DNS and clients, then remove the old one");
         }
     }

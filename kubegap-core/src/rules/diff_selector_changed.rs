@@ -45,20 +45,32 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
         if old == new {
             continue;
         }
-        let head_span = cx.head.key_span(*h, &path);
-        let base_span = cx.base.key_span(*b, &path);
+        let at = cx.place(*b, *h, &path);
         let show = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".to_string());
+        let (base_at, head_at) = if at.in_base {
+            (at.primary, at.other)
+        } else {
+            (at.other, at.primary)
+        };
         let f = sink.report(
-            head_span,
+            at.primary,
             format!(
-                "{} selector changes from {} ({} in BASE) to {}: endpoints switch to the new pods the moment it is applied, before they are ready",
+                "{} selector changes from {} ({} in BASE) to {} ({} in HEAD): endpoints switch to the new pods the moment it is applied, before they are ready",
                 cx.describe(*h),
                 show(&old),
-                cx.base.cite(base_span),
+                cx.cite(base_at),
                 show(&new),
+                cx.cite(head_at),
             ),
         );
-        f.label(base_span, "BASE selector");
+        f.label(
+            at.other,
+            if at.in_base {
+                "HEAD: no selector"
+            } else {
+                "BASE selector"
+            },
+        );
         f.help("label the pods with the new labels first, roll out, then change the selector");
     }
 }
