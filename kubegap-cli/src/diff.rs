@@ -165,6 +165,16 @@ pub fn run(args: &DiffArgs) -> i32 {
             return EXIT_ERROR;
         }
     };
+    for (flag, set) in [
+        ("--baseline", args.common.baseline.is_some()),
+        ("--write-baseline", args.common.write_baseline.is_some()),
+        ("--chart", args.common.chart.is_some()),
+    ] {
+        if set {
+            eprintln!("error: {flag} applies to `kubegap lint`, not to `diff` (which compares with BASE instead)");
+            return EXIT_ERROR;
+        }
+    }
     crate::setup_threads(&args.common);
     let sides = match &args.git {
         Some(rev) => git_sides(rev, args),

@@ -209,6 +209,7 @@ fn stdin_and_usage_errors() {
         &["diff", BASE][..],
         &["diff", BASE, HEAD, HEAD][..],
         &["diff", "testdata/nope", HEAD][..],
+        &["diff", BASE, HEAD, "--baseline", "x.json"][..],
     ] {
         let out = kubegap(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -46,7 +46,15 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             continue;
         }
         let at = cx.place(*b, *h, &path);
-        let show = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".to_string());
+        let show = |side: &crate::diff::Side<'_>, id| {
+            let node = side.obj_node(id).path(&path);
+            if node.is_none() {
+                return "none".to_string();
+            }
+            let pairs = crate::k8s::string_map(node);
+            let text: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("`{}`", text.join(","))
+        };
         let (base_at, head_at) = if at.in_base {
             (at.primary, at.other)
         } else {
@@ -57,9 +65,9 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             format!(
                 "{} selector changes from {} ({} in BASE) to {} ({} in HEAD): endpoints switch to the new pods the moment it is applied, before they are ready",
                 cx.describe(*h),
-                show(&old),
+                show(&cx.base, *b),
                 cx.cite(base_at),
-                show(&new),
+                show(&cx.head, *h),
                 cx.cite(head_at),
             ),
         );
