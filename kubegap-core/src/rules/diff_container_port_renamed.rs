@@ -14,7 +14,9 @@ declare_rule! {
     /// name and ports by `containerPort`; reports a renamed port when, in BASE or HEAD, a
     /// Service selecting the workload has a named `targetPort` or a probe of the container
     /// uses a named port, with the old or the new name. A renamed port nothing refers to by
-    /// name is not reported.
+    /// name is not reported. Ingresses refer to *Service* ports, which reach the container
+    /// through the Service's `targetPort`: a named `targetPort` is what makes them depend on
+    /// the container port's name, and it is what this rule looks at.
     ///
     /// ## Why is this bad?
     /// During the rollout old pods carry the old name and new pods the new one. A Service
