@@ -25,6 +25,9 @@ pub enum Command {
         /// How to report.
         #[command(flatten)]
         output: OutputArgs,
+        /// Baselines and Helm template placement.
+        #[command(flatten)]
+        review: ReviewArgs,
     },
     /// Print every timeout chain found in the input (LB → proxy → Service → app), one hop per
     /// line, each value with its source.
@@ -36,6 +39,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ChainsFormat::Human)]
         format: ChainsFormat,
     },
+    /// Compare BASE and HEAD (files, directories or `-`; or `--git REV [PATHS…]`): report what
+    /// the change does (`diff-*` rules) and the lint findings HEAD adds.
+    Diff(DiffArgs),
     /// List every rule: id, default severity, the severities it reports at, summary.
     Rules {
         /// Output format.
@@ -197,4 +203,37 @@ pub struct LintArgs {
     /// An L7 load balancer sits in front of the proxies.
     #[arg(long)]
     pub l7_in_front: bool,
+}
+
+/// Options of `kubegap lint` only: baselines and where Helm findings are placed.
+#[derive(Debug, Default, clap::Args)]
+pub struct ReviewArgs {
+    /// Report only findings that this baseline file (see `--write-baseline`) does not list.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record every current finding in FILE (a versioned, sorted baseline) instead of reporting.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// The Helm chart directory whose templates a `helm template` stream came from: findings
+    /// are placed on the template lines (found without it when the `# Source:` paths resolve).
+    #[arg(long, value_name = "DIR")]
+    pub chart: Option<PathBuf>,
+}
+
+/// Arguments of `kubegap diff`: the lint options, BASE and HEAD as the two paths.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// Take BASE from this git revision (the same PATHS as of REV) and HEAD from the working
+    /// tree; the paths are then the PATHS to compare (default `.`).
+    #[arg(long, value_name = "REV")]
+    pub git: Option<String>,
+    /// Report every HEAD finding, the new ones marked, not only the new ones.
+    #[arg(long)]
+    pub all: bool,
+    /// BASE HEAD (or PATHS with `--git`) and every `lint` input option.
+    #[command(flatten)]
+    pub common: LintArgs,
+    /// How to report.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use kubegap_core::config::{preset, PRESETS};
 use kubegap_core::rule::{Domain, Rule};
-use kubegap_core::rules::{find, RULES};
+use kubegap_core::rules::{find, DIFF_CHECKS, RULES};
 use kubegap_core::{suggest, Settings};
 
 use crate::args::RulesFormat;
@@ -94,8 +94,7 @@ pub fn rules(format: RulesFormat, preset_name: Option<&str>) -> i32 {
                 version: 1,
                 preset: preset.map(|p| p.name),
                 description: preset.map(|p| p.description),
-                rules: RULES
-                    .iter()
+                rules: every_rule()
                     .map(|r| JsonRule {
                         id: r.id,
                         family: family(r),
@@ -117,9 +116,8 @@ pub fn rules(format: RulesFormat, preset_name: Option<&str>) -> i32 {
             if let Some(p) = preset {
                 out.push_str(&format!("preset `{}`: {}\n\n", p.name, p.description));
             }
-            let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
-            let sev_width = RULES
-                .iter()
+            let width = every_rule().map(|r| r.id.len()).max().unwrap_or(0);
+            let sev_width = every_rule()
                 .map(|r| severities(r).join(", ").len())
                 .max()
                 .unwrap_or(0);
@@ -127,7 +125,7 @@ pub fn rules(format: RulesFormat, preset_name: Option<&str>) -> i32 {
                 "{:width$}  {:sev_width$}  {:10}  summary\n",
                 "rule", "reports at", "family"
             ));
-            for rule in RULES {
+            for rule in every_rule() {
                 let status = match preset {
                     Some(_) if !settings.rule_enabled(rule.id) => "off: ".to_string(),
                     Some(_) if effective(rule) != rule.default_severity => {
@@ -149,6 +147,14 @@ pub fn rules(format: RulesFormat, preset_name: Option<&str>) -> i32 {
             write_stdout(&out)
         }
     }
+}
+
+/// Every rule: the lint rules, then the `diff-*` rules of `kubegap diff`.
+fn every_rule() -> impl Iterator<Item = &'static Rule> {
+    RULES
+        .iter()
+        .copied()
+        .chain(DIFF_CHECKS.iter().map(|(rule, _)| *rule))
 }
 
 /// `kubegap explain RULE`.

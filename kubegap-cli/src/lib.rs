@@ -3,15 +3,20 @@
 //! Only this crate knows about terminals, colours, wire formats and process exit codes.
 
 pub mod args;
+pub mod baseline;
 pub mod commands;
 pub mod config;
+pub mod diff;
 pub mod empty;
+pub mod helm_place;
 pub mod output;
 pub mod walk;
 
 use std::io::{IsTerminal, Write};
 
-use args::{ChainsFormat, Cli, Color, Command, FailOn, Format, KindArg, LintArgs, OutputArgs};
+use args::{
+    ChainsFormat, Cli, Color, Command, FailOn, Format, KindArg, LintArgs, OutputArgs, ReviewArgs,
+};
 use kubegap_core::{FileKind, Report, Severity};
 
 pub use config::settings;
@@ -26,7 +31,12 @@ pub const EXIT_ERROR: i32 = 2;
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
-        Command::Lint { input, output } => lint(&input, &output),
+        Command::Lint {
+            input,
+            output,
+            review,
+        } => lint(&input, &output, &review),
+        Command::Diff(args) => diff::run(&args),
         Command::Chains { input, format } => chains(&input, format),
         Command::Rules { format, preset } => commands::rules(format, preset.as_deref()),
         Command::Explain { rule } => commands::explain(&rule),
@@ -52,7 +62,7 @@ pub fn write_stdout(text: &str) -> i32 {
     }
 }
 
-fn forced_kind(args: &LintArgs) -> Option<FileKind> {
+pub(crate) fn forced_kind(args: &LintArgs) -> Option<FileKind> {
     args.kind.map(|k| match k {
         KindArg::Yaml => FileKind::Yaml,
         KindArg::Haproxy => FileKind::Haproxy,
@@ -60,7 +70,7 @@ fn forced_kind(args: &LintArgs) -> Option<FileKind> {
     })
 }
 
-fn setup_threads(args: &LintArgs) {
+pub(crate) fn setup_threads(args: &LintArgs) {
     if let Some(n) = args.threads {
         // Fails only if a pool exists already (tests calling run twice); the old one is fine.
         let _ = rayon::ThreadPoolBuilder::new()
@@ -69,7 +79,7 @@ fn setup_threads(args: &LintArgs) {
     }
 }
 
-fn use_color(choice: Color) -> bool {
+pub(crate) fn use_color(choice: Color) -> bool {
     match choice {
         Color::Always => true,
         Color::Never => false,
@@ -109,14 +119,14 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
     Ok((settings, discovered))
 }
 
-fn lint(args: &LintArgs, out: &OutputArgs) -> i32 {
+fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
     let (mut settings, discovered) = match prepare(args) {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };
     settings.report_unused_suppressions = out.report_unused_suppressions;
     let blank_stdin = empty::blank_stdin(&discovered.inputs);
-    let report = kubegap_core::lint(discovered.inputs, &settings);
+    let mut report = kubegap_core::lint(discovered.inputs, &settings);
     // A path that could not be read is already an error (exit 2 below), not "nothing to lint".
     if !args.allow_empty && discovered.errors.is_empty() {
         if let Some(problem) = empty::nothing_to_lint(&report, blank_stdin) {
@@ -124,7 +134,21 @@ fn lint(args: &LintArgs, out: &OutputArgs) -> i32 {
             return EXIT_ERROR;
         }
     }
-    let text = render(&report, out, &settings);
+    let applied = match lint_baseline(review, &mut report) {
+        Ok(applied) => applied,
+        Err(code) => return code,
+    };
+    helm_place::apply(&mut report, review.chart.as_deref());
+    let mut text = render(&report, out, &settings);
+    if let Some(applied) = &applied {
+        match out.format {
+            Format::Human if !out.quiet => text.push_str(&baseline::human_line(applied)),
+            Format::Json if !out.statistics => {
+                text = baseline::add_json_member(&text, "baseline", &baseline::json_value(applied))
+            }
+            _ => eprint!("{}", baseline::human_line(applied)),
+        }
+    }
     let written = write_stdout(&text);
     if !discovered.errors.is_empty() || written != EXIT_OK {
         return EXIT_ERROR;
@@ -165,6 +189,42 @@ fn render(report: &Report, out: &OutputArgs, settings: &kubegap_core::Settings) 
         text.push('\n');
     }
     text
+}
+
+/// `--write-baseline` (writes, then `Err(exit code)`) and `--baseline` (filters the report).
+fn lint_baseline(args: &ReviewArgs, report: &mut Report) -> Result<Option<baseline::Applied>, i32> {
+    if let Some(path) = &args.write_baseline {
+        let entries = baseline::fingerprints(report, &|n| n.to_string())
+            .into_iter()
+            .map(baseline::Entry::from)
+            .collect::<Vec<_>>();
+        let n = entries.len();
+        return Err(match std::fs::write(path, baseline::render(entries)) {
+            Ok(()) => {
+                eprintln!("wrote {n} baseline entries to {}", path.display());
+                EXIT_OK
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                EXIT_ERROR
+            }
+        });
+    }
+    let Some(path) = &args.baseline else {
+        return Ok(None);
+    };
+    let entries = std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| baseline::parse(&text))
+        .map_err(|e| {
+            eprintln!("error: {}: {e}", path.display());
+            EXIT_ERROR
+        })?;
+    Ok(Some(baseline::apply(
+        report,
+        entries,
+        path.display().to_string(),
+    )))
 }
 
 /// `kubegap chains`: every timeout chain, one route per block, one line of hops each.

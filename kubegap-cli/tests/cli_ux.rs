@@ -591,7 +591,12 @@ fn chains_accepts_only_what_it_honours() {
 fn rules_show_every_severity_they_report_at() {
     let v = json(&kubegap(&["rules", "--format", "json"], None));
     let rules = v["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), kubegap_core::rules::RULES.len());
+    // The lint rules, then the `diff-*` rules of `kubegap diff`.
+    assert_eq!(
+        rules.len(),
+        kubegap_core::rules::RULES.len() + kubegap_core::rules::DIFF_CHECKS.len()
+    );
+    assert!(rules.iter().any(|r| r["id"] == "diff-service-port-renamed"));
     let ingress = rules
         .iter()
         .find(|r| r["id"] == "k8s-ingress-backend-missing")

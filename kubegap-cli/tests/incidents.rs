@@ -66,7 +66,13 @@ fn known_rules() -> BTreeSet<String> {
 }
 
 fn lint(folder: &str) -> BTreeSet<Finding> {
-    let mut args = vec!["lint".to_string(), folder.to_string()];
+    // A folder with `base/` and `head/` is a change: `kubegap diff base head`.
+    let (base, head) = (format!("{folder}/base"), format!("{folder}/head"));
+    let mut args = if root().join(&base).is_dir() && root().join(&head).is_dir() {
+        vec!["diff".to_string(), base, head]
+    } else {
+        vec!["lint".to_string(), folder.to_string()]
+    };
     args.extend(["--format", "json", "--fail-on", "never"].map(String::from));
     let config = format!("{folder}/.kubegap.yaml");
     if root().join(&config).is_file() {

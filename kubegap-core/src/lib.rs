@@ -9,8 +9,10 @@
 pub mod chain;
 pub mod config;
 pub mod controllers;
+pub mod diff;
 pub mod engine;
 pub mod finding;
+pub mod fingerprint;
 pub mod haproxy;
 pub mod k8s;
 pub mod kind;

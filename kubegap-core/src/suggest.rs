@@ -59,7 +59,13 @@ pub fn hint<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> St
 
 /// The did-you-mean hint for an unknown rule id.
 pub fn rule_hint(id: &str) -> String {
-    hint(id, crate::rules::RULES.iter().map(|r| r.id))
+    hint(
+        id,
+        crate::rules::RULES
+            .iter()
+            .map(|r| r.id)
+            .chain(crate::rules::DIFF_CHECKS.iter().map(|(r, _)| r.id)),
+    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,11 @@ fn generate() -> BTreeMap<String, String> {
          do not edit. `KUBEGAP_BLESS=1 cargo test -p kubegap-core --test generated_docs` rewrites it. -->\n\n\
          | rule | default severity | layer | summary |\n|---|---|---|---|\n",
     );
-    for rule in RULES {
+    // Lint rules, then the rules only `kubegap diff` runs.
+    for rule in RULES
+        .iter()
+        .chain(kubegap_core::rules::DIFF_CHECKS.iter().map(|(r, _)| r))
+    {
         index.push_str(&format!(
             "| [`{id}`]({id}.md) | {sev} | {domain:?} | {summary} |\n",
             id = rule.id,

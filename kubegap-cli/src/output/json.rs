@@ -25,6 +25,9 @@ struct JsonFinding<'a> {
     end_column: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     origin: Option<&'a str>,
+    /// Where a finding placed on a Helm template is in the rendered stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rendered: Option<JsonRendered<'a>>,
     labels: Vec<JsonLabel<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<&'a str>,
@@ -41,6 +44,13 @@ struct JsonLabel<'a> {
     end_line: u32,
     end_column: u32,
     message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonRendered<'a> {
+    file: &'a str,
+    line: u32,
+    column: u32,
 }
 
 #[derive(Serialize)]
@@ -73,6 +83,15 @@ pub fn render(report: &Report) -> String {
                 end_line,
                 end_column,
                 origin: f.origin.as_deref(),
+                rendered: crate::helm_place::rendered(f).map(|span| {
+                    let rf = report.files.get(span.file);
+                    let at = rf.line_col(span.start);
+                    JsonRendered {
+                        file: &rf.name,
+                        line: at.line,
+                        column: at.column,
+                    }
+                }),
                 labels: f
                     .labels
                     .iter()

@@ -10,6 +10,14 @@ mod chain_websocket_idle_budget;
 mod controller_hard_stop_cuts_long_lived;
 mod controller_hard_stop_without_close_spread;
 mod controller_static_order_roundrobin;
+mod diff_container_port_renamed;
+mod diff_immutable_field_changed;
+mod diff_lb_recreated;
+mod diff_replicas_drop;
+mod diff_selector_changed;
+mod diff_service_port_renamed;
+mod diff_shared_proxy_reload;
+mod diff_workload_renamed;
 mod haproxy_hard_stop_cuts_long_lived;
 mod haproxy_hard_stop_without_close_spread;
 mod haproxy_idle_close_on_reload;
@@ -119,7 +127,48 @@ pub static RULES: &[&Rule] = &[
     &yaml_duplicate_key::YAML_DUPLICATE_KEY,
 ];
 
-/// Looks a rule up by id.
+/// The rules only `kubegap diff` runs (they compare BASE and HEAD), sorted by id, with their
+/// checks.
+pub static DIFF_CHECKS: &[crate::diff::DiffRule] = &[
+    (
+        &diff_container_port_renamed::DIFF_CONTAINER_PORT_RENAMED,
+        diff_container_port_renamed::diff,
+    ),
+    (
+        &diff_immutable_field_changed::DIFF_IMMUTABLE_FIELD_CHANGED,
+        diff_immutable_field_changed::diff,
+    ),
+    (
+        &diff_lb_recreated::DIFF_LB_RECREATED,
+        diff_lb_recreated::diff,
+    ),
+    (
+        &diff_replicas_drop::DIFF_REPLICAS_DROP,
+        diff_replicas_drop::diff,
+    ),
+    (
+        &diff_selector_changed::DIFF_SELECTOR_CHANGED,
+        diff_selector_changed::diff,
+    ),
+    (
+        &diff_service_port_renamed::DIFF_SERVICE_PORT_RENAMED,
+        diff_service_port_renamed::diff,
+    ),
+    (
+        &diff_shared_proxy_reload::DIFF_SHARED_PROXY_RELOAD,
+        diff_shared_proxy_reload::diff,
+    ),
+    (
+        &diff_workload_renamed::DIFF_WORKLOAD_RENAMED,
+        diff_workload_renamed::diff,
+    ),
+];
+
+/// Looks a rule up by id (lint and diff rules).
 pub fn find(id: &str) -> Option<&'static Rule> {
-    RULES.iter().copied().find(|r| r.id == id)
+    RULES
+        .iter()
+        .copied()
+        .chain(DIFF_CHECKS.iter().map(|(r, _)| *r))
+        .find(|r| r.id == id)
 }

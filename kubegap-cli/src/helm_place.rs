@@ -1,0 +1,310 @@
+//! Helm findings on the templates: a finding in a document rendered from
+//! `# Source: CHART/templates/x.yaml` is moved to the template file when it can be found, at
+//! the template line that emits the finding's key. The rendered position stays as a label
+//! ([`RENDERED_LABEL`]), which JSON shows as `rendered`, SARIF as a related location and the
+//! human output as a nested location.
+//!
+//! The template is walked along the finding's key path (template keys are mostly literal,
+//! values are `{{ … }}`): each key is looked for below the previous one, deeper than it; a
+//! list item by its literal `name: X`, else by position. Exact: every key of the path is
+//! written in the template. Approximate (a note says so): a key comes from a helper
+//! (`include`, `toYaml`), a list item's name is templated, or the template loops (`range`);
+//! then the nearest enclosing key found is used, else the object's first line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kubegap_core::fingerprint::{document_of, node_path, Seg};
+use kubegap_core::{FileId, FileKind, Label, Report, SourceFile, Span};
+
+/// The message of the label that keeps a placed finding's rendered position.
+pub const RENDERED_LABEL: &str = "rendered here (`helm template` output)";
+
+/// Where a `# Source:` path is on disk: under `--chart DIR` (the path without its first
+/// component, the chart's name); else resolved against the current directory or a directory
+/// above it, or the stream file's directory or one above it, directly or, in a directory
+/// holding a `Chart.yaml`, without the chart's name. Paths stay relative, as given.
+fn resolve(origin: &str, chart: Option<&Path>, stream: Option<&Path>) -> Option<PathBuf> {
+    let rest = origin.split_once('/').map(|(_, r)| r)?;
+    if let Some(dir) = chart {
+        let p = dir.join(rest);
+        return p.is_file().then_some(p);
+    }
+    let depth = std::fs::canonicalize(".").map_or(0, |c| c.ancestors().count());
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut up = PathBuf::new();
+    for _ in 0..depth.min(16) {
+        dirs.push(up.clone());
+        up.push("..");
+    }
+    if let Some(parent) = stream.and_then(Path::parent) {
+        let stream_dirs: Vec<PathBuf> = parent.ancestors().map(Path::to_path_buf).collect();
+        dirs.splice(0..0, stream_dirs);
+    }
+    for dir in dirs {
+        let direct = dir.join(origin);
+        if direct.is_file() {
+            return Some(direct);
+        }
+        if dir.join("Chart.yaml").is_file() {
+            let p = dir.join(rest);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// The key at the start of a template line: (column in bytes, key) after any `- `.
+fn line_key(line: &str) -> Option<(usize, &str)> {
+    let trimmed = line.trim_start();
+    let mut col = line.len() - trimmed.len();
+    let mut t = trimmed;
+    while let Some(rest) = t.strip_prefix("- ") {
+        let r = rest.trim_start();
+        col += t.len() - r.len();
+        t = r;
+    }
+    let end = t.find(':')?;
+    let key = t[..end].trim_matches(|c| c == '"' || c == '\'');
+    let after = &t[end + 1..];
+    if key.is_empty() || key.contains(' ') || key.contains('{') {
+        return None;
+    }
+    (after.is_empty() || after.starts_with(' ')).then_some((col, key))
+}
+
+/// Lines that carry no YAML of their own: blank, comments, template actions.
+fn is_noise(line: &str) -> bool {
+    let t = line.trim_start();
+    t.is_empty() || t.starts_with('#') || t.starts_with("{{")
+}
+
+/// Where a path lands in a template: (line index, column, length, exact).
+pub fn walk(text: &str, path: &[Seg]) -> (usize, usize, usize, bool) {
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| !is_noise(l) && l.trim() != "---")
+        .unwrap_or(0);
+    let mut best: Option<(usize, usize, usize)> = None;
+    let mut exact = true;
+    let mut start = first;
+    let mut indent: isize = -1;
+    'path: for seg in path {
+        // The block: from `start` until a content line at or left of `indent`.
+        let mut block_end = lines.len();
+        for (i, line) in lines.iter().enumerate().skip(start) {
+            if line.trim() == "---" {
+                block_end = i;
+                break;
+            }
+            if is_noise(line) {
+                continue;
+            }
+            let ind = (line.len() - line.trim_start().len()) as isize;
+            if ind <= indent && i > start {
+                block_end = i;
+                break;
+            }
+        }
+        match seg {
+            Seg::Key(k) => {
+                let found = (start..block_end).find_map(|i| {
+                    line_key(lines[i])
+                        .filter(|(col, key)| key == k && *col as isize > indent)
+                        .map(|(col, key)| (i, col, key.len()))
+                });
+                let Some((i, col, len)) = found else {
+                    exact = false;
+                    break;
+                };
+                best = Some((i, col, len));
+                indent = col as isize;
+                start = i + 1;
+            }
+            Seg::Item(name, index) => {
+                let named = name.as_deref().and_then(|name| {
+                    (start..block_end).find_map(|i| match line_key(lines[i]) {
+                        Some((col, "name")) => {
+                            let value = lines[i][col + 5..]
+                                .trim()
+                                .trim_matches(|c| c == '"' || c == '\'');
+                            (value == name && col as isize > indent).then_some((i, col))
+                        }
+                        _ => None,
+                    })
+                });
+                if let Some((i, col)) = named {
+                    indent = col as isize - 1;
+                    start = i;
+                    continue 'path;
+                }
+                // By position: the index-th `- ` at the block's item column.
+                let dashes: Vec<(usize, usize)> = (start..block_end)
+                    .filter_map(|i| {
+                        let t = lines[i].trim_start();
+                        let col = lines[i].len() - t.len();
+                        (t.starts_with("- ") && col as isize >= indent).then_some((i, col))
+                    })
+                    .collect();
+                let item_col = dashes.iter().map(|(_, c)| *c).min();
+                let items: Vec<usize> = dashes
+                    .iter()
+                    .filter(|(_, c)| Some(*c) == item_col)
+                    .map(|(i, _)| *i)
+                    .collect();
+                let looped = (start..block_end).any(|i| lines[i].contains("range"));
+                match (items.get(*index), item_col) {
+                    (Some(i), Some(c)) => {
+                        if name.is_some() || looped {
+                            exact = false;
+                        }
+                        // Keys of the item (the dash line's own included) are right of it.
+                        indent = c as isize;
+                        start = *i;
+                    }
+                    _ => {
+                        exact = false;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    match best {
+        Some((line, col, len)) => (line, col, len, exact),
+        None => {
+            let line = lines.get(first).copied().unwrap_or("");
+            let col = line.len() - line.trim_start().len();
+            (first, col, line.trim().len(), false)
+        }
+    }
+}
+
+/// Moves findings of Helm-rendered documents onto their templates; returns how many moved.
+pub fn apply(report: &mut Report, chart: Option<&Path>) -> usize {
+    if report.findings.iter().all(|f| f.origin.is_none()) {
+        return 0;
+    }
+    let documents = kubegap_core::diff::reparse(&report.files, &report.findings);
+    let mut templates: BTreeMap<String, Option<FileId>> = BTreeMap::new();
+    let mut moved = 0;
+    for i in 0..report.findings.len() {
+        let Some(origin) = report.findings[i].origin.clone() else {
+            continue;
+        };
+        let span = report.findings[i].span;
+        let stream = report.files.get(span.file).path.clone();
+        let id = *templates.entry(origin.clone()).or_insert_with(|| {
+            let path = resolve(&origin, chart, stream.as_deref())?;
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some(report.files.add(SourceFile::new(
+                path.display().to_string(),
+                Some(path),
+                text,
+                FileKind::Yaml,
+            )))
+        });
+        let Some(id) = id else { continue };
+        let Some(doc) = document_of(&documents, span) else {
+            continue;
+        };
+        let (_, path) = node_path(doc, span.start);
+        let template = report.files.get(id);
+        let (line, col, len, exact) = walk(&template.text, &path);
+        let line_start = template.line_starts().get(line).copied().unwrap_or(0) as usize;
+        let start = line_start + col;
+        let f = &mut report.findings[i];
+        f.labels.push(Label {
+            span,
+            message: RENDERED_LABEL.to_string(),
+        });
+        f.span = Span::new(id, start, start + len);
+        if !exact {
+            f.notes.push(
+                "placed on the nearest line of the template found for this key (the key itself comes from a helper, a templated list item or a loop)"
+                    .to_string(),
+            );
+        }
+        moved += 1;
+    }
+    if moved > 0 {
+        let files = &report.files;
+        report.findings.sort_by(|a, b| {
+            (
+                &files.get(a.span.file).name,
+                a.span.start,
+                a.span.end,
+                a.rule,
+                &a.message,
+            )
+                .cmp(&(
+                    &files.get(b.span.file).name,
+                    b.span.start,
+                    b.span.end,
+                    b.rule,
+                    &b.message,
+                ))
+        });
+    }
+    moved
+}
+
+/// The rendered position of a placed finding, for JSON: the [`RENDERED_LABEL`] label's span.
+pub fn rendered(f: &kubegap_core::Finding) -> Option<Span> {
+    f.labels
+        .iter()
+        .find(|l| l.message == RENDERED_LABEL)
+        .map(|l| l.span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(k: &str) -> Seg {
+        Seg::Key(k.to_string())
+    }
+
+    const SERVICE: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n    {{- include \"x\" . | nindent 4 }}\nspec:\n  ports:\n    - name: http\n      port: {{ .Values.port }}\n      {{- if .Values.t }}\n      targetPort: {{ .Values.t }}\n      {{- end }}\n";
+
+    #[test]
+    fn walks_literal_keys_and_named_items() {
+        let path = [
+            key("spec"),
+            key("ports"),
+            Seg::Item(Some("http".into()), 0),
+            key("targetPort"),
+        ];
+        assert_eq!(walk(SERVICE, &path), (11, 6, 10, true));
+    }
+
+    #[test]
+    fn keys_from_helpers_fall_back_to_the_enclosing_key() {
+        let path = [key("metadata"), key("labels"), key("app")];
+        assert_eq!(walk(SERVICE, &path), (4, 2, 6, false));
+        // Nothing found: the object's first line.
+        assert_eq!(walk(SERVICE, &[key("status")]), (0, 0, 14, false));
+    }
+
+    #[test]
+    fn templated_item_names_use_the_position() {
+        let t = "spec:\n  containers:\n    - name: {{ .Chart.Name }}\n      image: x\n    - name: sidecar\n      image: y\n";
+        let path = [
+            key("spec"),
+            key("containers"),
+            Seg::Item(Some("web".into()), 0),
+            key("image"),
+        ];
+        assert_eq!(walk(t, &path), (3, 6, 5, false));
+        let path = [
+            key("spec"),
+            key("containers"),
+            Seg::Item(Some("sidecar".into()), 1),
+            key("image"),
+        ];
+        assert_eq!(walk(t, &path), (5, 6, 5, true));
+    }
+}

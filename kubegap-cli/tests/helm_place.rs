@@ -1,0 +1,151 @@
+//! Helm findings on the templates: a hand-written chart (`testdata/helm-chart/shop`) and the
+//! stream `helm template demo shop` gives (`testdata/helm-chart/stream.yaml`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn kubegap(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubegap"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kubegap");
+    if let Some(bytes) = stdin {
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+const STREAM: &str = "testdata/helm-chart/stream.yaml";
+const CHART: &str = "testdata/helm-chart/shop";
+const SERVICE: &str = "testdata/helm-chart/shop/templates/service.yaml";
+const DEPLOYMENT: &str = "testdata/helm-chart/shop/templates/deployment.yaml";
+
+/// (rule, file, line, rendered file, rendered line).
+fn placed(v: &serde_json::Value) -> Vec<(String, String, u64, String, u64)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["file"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["rendered"]["file"].as_str().unwrap_or("-").to_string(),
+                f["rendered"]["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+fn expected(rendered: &str) -> Vec<(String, String, u64, String, u64)> {
+    vec![
+        (
+            "k8s-hpa-with-static-replicas".into(),
+            DEPLOYMENT.into(),
+            8,
+            rendered.into(),
+            29,
+        ),
+        (
+            "k8s-service-target-port-missing".into(),
+            SERVICE.into(),
+            15,
+            rendered.into(),
+            18,
+        ),
+    ]
+}
+
+#[test]
+fn json_places_findings_on_template_lines_and_keeps_the_rendered_line() {
+    // Found next to the stream, and with --chart.
+    for args in [
+        &["lint", STREAM, "--format", "json"][..],
+        &["lint", STREAM, "--format", "json", "--chart", CHART][..],
+    ] {
+        let v = json(&kubegap(args, None));
+        assert_eq!(placed(&v), expected(STREAM), "{args:?}");
+        assert_eq!(v["findings"][1]["origin"], "shop/templates/service.yaml");
+        assert_eq!(v["findings"][1]["column"], 7);
+        assert_eq!(v["findings"][1]["rendered"]["column"], 19);
+    }
+    // From stdin, the chart given.
+    let stream = std::fs::read(root().join(STREAM)).unwrap();
+    let v = json(&kubegap(
+        &["lint", "-", "--format", "json", "--chart", CHART],
+        Some(&stream),
+    ));
+    assert_eq!(placed(&v), expected("<stdin>"));
+    // Without a chart to find, today's behaviour: stream positions plus origin.
+    let v = json(&kubegap(&["lint", "-", "--format", "json"], Some(&stream)));
+    let lines: Vec<(String, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().into(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(lines, vec![("<stdin>".into(), 18), ("<stdin>".into(), 29)]);
+    assert!(v["findings"][0].get("rendered").is_none());
+}
+
+#[test]
+fn sarif_and_github_point_at_the_templates() {
+    let sarif = json(&kubegap(
+        &["lint", STREAM, "--format", "sarif", "--chart", CHART],
+        None,
+    ));
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let loc = &results[1]["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], SERVICE);
+    assert_eq!(loc["region"]["startLine"], 15);
+    let related = results[1]["relatedLocations"].as_array().unwrap();
+    assert!(related.iter().any(|r| {
+        r["physicalLocation"]["artifactLocation"]["uri"] == STREAM
+            && r["physicalLocation"]["region"]["startLine"] == 18
+    }));
+
+    let gh = kubegap(
+        &["lint", STREAM, "--format", "github", "--chart", CHART],
+        None,
+    );
+    let text = String::from_utf8_lossy(&gh.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("::error file={SERVICE},line=15,"))),
+        "{text}"
+    );
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with(&format!("::warning file={DEPLOYMENT},line=8,"))));
+
+    let human = kubegap(
+        &["lint", STREAM, "--color", "never", "--chart", CHART],
+        None,
+    );
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains(&format!("{SERVICE}:15:7")), "{text}");
+    assert!(text.contains(&format!("{STREAM}:18:19")), "{text}");
+}
