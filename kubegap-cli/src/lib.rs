@@ -3,6 +3,7 @@
 //! Only this crate knows about terminals, colours, wire formats and process exit codes.
 
 pub mod args;
+pub mod charts;
 pub mod output;
 pub mod walk;
 
@@ -217,7 +218,14 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
         EXIT_ERROR
     })?;
     setup_threads(args);
-    let discovered = walk::discover(&args.paths, forced_kind(args));
+    let mut discovered = walk::discover(&args.paths, forced_kind(args));
+    charts::render(
+        &mut discovered,
+        charts::Render {
+            charts: args.render_charts,
+            kustomize: args.render_kustomize,
+        },
+    );
     for e in &discovered.errors {
         eprintln!("error: {e}");
     }

@@ -56,6 +56,8 @@ pub fn discover(paths: &[std::path::PathBuf], forced_kind: Option<FileKind>) -> 
             }
         }
     }
+    // Helm chart sources and kustomizations decide which files are manifests.
+    crate::charts::arrange(&mut out);
     out
 }
 

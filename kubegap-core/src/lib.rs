@@ -14,6 +14,7 @@ pub mod finding;
 pub mod haproxy;
 pub mod k8s;
 pub mod kind;
+pub mod layout;
 pub mod nginx;
 pub mod reload;
 pub mod rule;
