@@ -14,6 +14,7 @@ use crate::walk::Discovered;
 pub fn arrange(discovered: &mut Discovered) {
     let arranged = layout::arrange(std::mem::take(&mut discovered.inputs));
     discovered.inputs = arranged.inputs;
+    discovered.layout = arranged.layout;
     discovered.errors.extend(arranged.errors);
 }
 
@@ -33,12 +34,9 @@ pub fn render(discovered: &mut Discovered, render: Render) {
     if !render.charts && !render.kustomize {
         return;
     }
-    // The layout is idempotent: arranging the arranged inputs again finds the same charts and
-    // kustomizations (every chart keeps its Chart.yaml; every kustomization its resources).
-    let arranged = layout::arrange(std::mem::take(&mut discovered.inputs));
-    discovered.inputs = arranged.inputs;
+    let found = discovered.layout.clone();
     if render.charts {
-        for chart in &arranged.charts {
+        for chart in &found.charts {
             let dir = display_dir(chart);
             match run("helm", &["template", &dir], "--render-charts") {
                 Ok(stream) => {
@@ -58,10 +56,10 @@ pub fn render(discovered: &mut Discovered, render: Render) {
             }
         }
     }
-    if render.kustomize && !arranged.kustomizations.is_empty() {
+    if render.kustomize && !found.kustomizations.is_empty() {
         let mut streams = Vec::new();
         let mut failed = false;
-        for dir in &arranged.kustomizations {
+        for dir in &found.kustomizations {
             let dir = display_dir(dir);
             match run("kubectl", &["kustomize", &dir], "--render-kustomize") {
                 Ok(stream) => streams.push(Input {
@@ -80,7 +78,7 @@ pub fn render(discovered: &mut Discovered, render: Render) {
         if !failed {
             discovered
                 .inputs
-                .retain(|i| !arranged.kustomized.contains(&i.name));
+                .retain(|i| !found.kustomized.contains(&i.name));
             discovered.inputs.extend(streams);
         }
     }

@@ -38,6 +38,16 @@ pub const KUSTOMIZATION_FILES: &[&str] =
 pub struct Arranged {
     /// Manifests and configs to lint, plus the `Chart.yaml` of each top-level chart.
     pub inputs: Vec<Input>,
+    /// The charts and kustomizations found.
+    pub layout: Layout,
+    /// Files that could not be read (a chart's `Chart.yaml` that is not an input).
+    pub errors: Vec<String>,
+}
+
+/// The charts and kustomizations found among the inputs: what `--render-charts` and
+/// `--render-kustomize` render.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
     /// Top-level chart directories, sorted.
     pub charts: Vec<PathBuf>,
     /// Kustomization directories that no other kustomization of the run lists (the overlays,
@@ -46,8 +56,6 @@ pub struct Arranged {
     /// Names of the inputs that a kustomization governs (its listed resources): rendering the
     /// kustomizations replaces them.
     pub kustomized: BTreeSet<String>,
-    /// Files that could not be read (a chart's `Chart.yaml` that is not an input).
-    pub errors: Vec<String>,
 }
 
 /// Caches which directories are charts and kustomizations.
@@ -250,7 +258,7 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
         };
         if keep {
             if matches!(kustomizations.get(&dir), Some(Some(_))) {
-                out.kustomized.insert(input.name.clone());
+                out.layout.kustomized.insert(input.name.clone());
             }
             out.inputs.push(input);
         }
@@ -261,7 +269,7 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
             out.inputs.push(input);
         }
     }
-    out.kustomizations = kustomizations
+    out.layout.kustomizations = kustomizations
         .iter()
         .filter(|(_, k)| k.is_some())
         .map(|(dir, _)| dir)
@@ -286,7 +294,7 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
             Err(e) => out.errors.push(format!("{}: {e}", path.display())),
         }
     }
-    out.charts = charts.into_iter().collect();
+    out.layout.charts = charts.into_iter().collect();
     out
 }
 
