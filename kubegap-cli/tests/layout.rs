@@ -13,9 +13,13 @@ const REPO: &str = "testdata/sample-repo";
 
 /// Runs kubegap from the workspace root with `PATH` set to `path`.
 fn kubegap(args: &[&str], path: &str) -> Output {
+    kubegap_in(&root(), args, path)
+}
+
+fn kubegap_in(dir: &Path, args: &[&str], path: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kubegap"))
         .args(args)
-        .current_dir(root())
+        .current_dir(dir)
         .env("PATH", path)
         .output()
         .expect("spawn kubegap")
@@ -141,6 +145,32 @@ fn a_template_named_explicitly_is_not_parsed_and_its_chart_is_reported() {
             2
         )]
     );
+}
+
+#[test]
+fn inside_a_chart_the_current_directory_is_the_chart() {
+    // `kubegap lint` walks `.` and names files `./…`; `.` is the chart.
+    let chart = root().join(REPO).join("charts/shop");
+    let out = kubegap_in(&chart, &["lint", "--format", "json"], &empty_path("cwd"));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        findings(&json(&out)),
+        vec![("helm-chart-not-rendered".into(), "./Chart.yaml".into(), 2)]
+    );
+    let out = kubegap_in(
+        &chart,
+        &["lint", "Chart.yaml", "templates", "--format", "json"],
+        &empty_path("cwd2"),
+    );
+    assert_eq!(
+        findings(&json(&out)),
+        vec![("helm-chart-not-rendered".into(), "Chart.yaml".into(), 2)]
+    );
+    let v = json(&out);
+    assert!(v["findings"][0]["help"]
+        .as_str()
+        .unwrap()
+        .contains("`helm template . | kubegap lint -`"));
 }
 
 #[test]

@@ -98,9 +98,13 @@ fn join(dir: &Path, name: &str) -> PathBuf {
     }
 }
 
-/// The directories above `path`, nearest first.
+/// The directories above `path`, nearest first. `./a.yaml` has `.` above it, and not also
+/// the empty path, which is the same directory.
 fn parents(path: &Path) -> impl Iterator<Item = &Path> {
-    path.ancestors().skip(1)
+    let dotted = path.starts_with(".");
+    path.ancestors()
+        .skip(1)
+        .filter(move |p| !(dotted && p.as_os_str().is_empty()))
 }
 
 /// `path` with `.` removed and `..` applied to the components before it (no file system
@@ -301,6 +305,15 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parents_name_each_directory_once() {
+        let all = |p: &'static str| parents(Path::new(p)).collect::<Vec<_>>();
+        assert_eq!(all("./Chart.yaml"), [Path::new(".")]);
+        assert_eq!(all("Chart.yaml"), [Path::new("")]);
+        assert_eq!(all("a/b.yaml"), [Path::new("a"), Path::new("")]);
+        assert_eq!(all("/a/b.yaml"), [Path::new("/a"), Path::new("/")]);
+    }
 
     #[test]
     fn normalize_is_lexical() {

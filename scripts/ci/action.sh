@@ -123,6 +123,11 @@ for job in example["jobs"].values():
             if unknown:
                 print(f"action: docs/examples/kubegap-workflow.yml passes unknown inputs {unknown}", file=sys.stderr)
                 sys.exit(1)
+# The action installs the kubegap of its own release by default.
+cargo_version = next(l.split('"')[1] for l in open("Cargo.toml") if l.startswith("version = "))
+if action["inputs"]["version"]["default"] != cargo_version:
+    print(f"action: action.yml's version default {action['inputs']['version']['default']} is not the workspace version {cargo_version}", file=sys.stderr)
+    sys.exit(1)
 print("action: default (fails on the error, SARIF + summary + annotations), fail-on never, base (refused), chart without and with helm: as expected")
 PY
 }
