@@ -150,9 +150,8 @@ fn chart_place(dirs: &mut Dirs, path: &Path, kind: FileKind) -> Option<(PathBuf,
         } else {
             InChart::Drop
         }
-    } else if first == Some("templates") {
-        InChart::Drop
-    } else if kind == FileKind::Yaml && first != Some("crds") {
+    } else if first == Some("templates") || (kind == FileKind::Yaml && first != Some("crds")) {
+        // Templates of any kind; YAML outside `crds/` (values, CI values, `Chart.lock`).
         InChart::Drop
     } else {
         InChart::Keep

@@ -10,7 +10,7 @@
 //!   keys, `::` inside flow scalars, the YAML 1.1 value key `=`). PyYAML stops at its first
 //!   error, kubegap resumes at the next document, so it may also report later errors there.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kubegap_core::{lint, FileKind, Input, Settings};
 

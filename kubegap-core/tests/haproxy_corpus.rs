@@ -5,7 +5,7 @@
 //! - no file of the corpus makes the parser or the haproxy rules panic;
 //! - arbitrary input never panics (proptest).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kubegap_core::source::{FileId, FileKind};
 use kubegap_core::{haproxy, lint, Input, Settings};

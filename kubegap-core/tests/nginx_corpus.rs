@@ -6,7 +6,7 @@
 //! - crossplane's deliberately broken configs give parse errors at the lines crossplane reports;
 //! - no file panics, with every rule enabled.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kubegap_core::{lint, FileKind, Input, Settings};
 
