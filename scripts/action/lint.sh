@@ -15,20 +15,24 @@ sarif_file="${INPUT_SARIF_FILE:-kubegap.sarif}"
 json_file="$RUNNER_TEMP/kubegap.json"
 stdin=/dev/null
 
+# An error before kubegap runs: an annotation, the job summary, exit code 2 for the last step.
+fail_early() {
+  echo "::error title=kubegap::$1"
+  printf '## kubegap\n\n**failed before linting:** %s\n' "$1" >> "$GITHUB_STEP_SUMMARY"
+  echo "exit-code=2" >> "$GITHUB_OUTPUT"
+  exit 0
+}
+
 if [ -n "${INPUT_CHART:-}" ]; then
   if ! command -v helm > /dev/null 2>&1; then
-    echo "::error title=kubegap::the \`chart\` input needs \`helm\` on PATH to run \`helm template ${INPUT_CHART}\` (GitHub's hosted runners have it; elsewhere, install it first, e.g. with azure/setup-helm)"
-    echo "exit-code=2" >> "$GITHUB_OUTPUT"
-    exit 0
+    fail_early "the \`chart\` input needs \`helm\` on PATH to run \`helm template ${INPUT_CHART}\` (GitHub's hosted runners have it; elsewhere, install it first, e.g. with azure/setup-helm)"
   fi
   read -r -a values <<< "${INPUT_CHART_VALUES:-}"
   helm_args=(template "$INPUT_CHART")
   for v in "${values[@]}"; do helm_args+=(-f "$v"); done
   stdin="$RUNNER_TEMP/kubegap-chart.yaml"
   if ! helm "${helm_args[@]}" > "$stdin"; then
-    echo "::error title=kubegap::\`helm ${helm_args[*]}\` failed"
-    echo "exit-code=2" >> "$GITHUB_OUTPUT"
-    exit 0
+    fail_early "\`helm ${helm_args[*]}\` failed (its error is in the log above)"
   fi
   echo "kubegap: linting \`helm ${helm_args[*]}\` (stdin) with ${paths[*]}"
   paths+=(-)

@@ -105,6 +105,8 @@ if r["result"] != "failure" or r["outputs"]["exit-code"] != "2" or "needs `helm`
     fail("chart-no-helm", r, "missing helm must be explained")
 if outcome(r, "Upload SARIF to code scanning") != "skipped":
     fail("chart-no-helm", r, "nothing to upload")
+if "**failed before linting:** the `chart` input needs `helm` on PATH" not in r["summary"]:
+    fail("chart-no-helm", r, f"summary: {r['summary']}")
 
 # A chart with helm: the rendered chart is linted with the paths (stdin), origins kept: its
 # Service selects no pod (a warning), beside k8s/web.yaml's error.
