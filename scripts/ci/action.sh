@@ -35,6 +35,10 @@ spec:
 STREAM
 SH
 chmod +x "$work/helm-bin/helm"
+# cargo and rustc for `install: source`, without whatever else their directory holds.
+mkdir -p "$work/cargo-bin"
+ln -s "$(command -v cargo)" "$work/cargo-bin/cargo"
+ln -s "$(command -v rustc)" "$work/cargo-bin/rustc"
 
 export PIP_NO_INDEX=1 PIP_FIND_LINKS="$KUBEGAP_CI_DIR/wheels"
 
@@ -43,6 +47,13 @@ run() {
   local case=$1 path=$base_path
   shift
   if [ "$case" = chart-helm ]; then path="$work/helm-bin:$base_path"; fi
+  if [ "$case" = source ]; then
+    path="$work/cargo-bin:$base_path"
+    # The action builds in RUNNER_TEMP/kubegap-target (cached on GitHub); here that is this
+    # checkout's target directory, so that only kubegap's own crates are compiled again.
+    mkdir -p "$work/$case/temp"
+    ln -s "${CARGO_TARGET_DIR:-$repo_root/target}" "$work/$case/temp/kubegap-target"
+  fi
   local ws="$work/$case/workspace"
   mkdir -p "$ws"
   cp -r "$repo_root/testdata/sample-repo/." "$ws/"
@@ -130,7 +141,16 @@ cargo_version = next(l.split('"')[1] for l in open("Cargo.toml") if l.startswith
 if action["inputs"]["version"]["default"] != cargo_version:
     print(f"action: action.yml's version default {action['inputs']['version']['default']} is not the workspace version {cargo_version}", file=sys.stderr)
     sys.exit(1)
-print("action: default (fails on the error, SARIF + summary + annotations), fail-on never, base (refused), chart without and with helm: as expected")
+# install: source builds with `cargo install --locked` and lints the same.
+r = load("source")
+if outcome(r, "Install kubegap from source (cargo install --locked)") != "success" or outcome(r, "Install kubegap from PyPI") != "skipped":
+    fail("source", r, "install steps")
+cache = next(s for s in r["steps"] if s["name"] == "Cache the source build")
+if not cache["outcome"].startswith("would run") or not cache["with"]["key"].startswith("kubegap-source-Linux-") or len(cache["with"]["key"]) != len("kubegap-source-Linux-") + 16:
+    fail("source", r, f"cache step: {cache}")
+if r["outputs"]["errors"] != "1" or "Installed package `kubegap-cli v" not in r["log"]:
+    fail("source", r, f"outputs {r['outputs']}")
+print("action: default (fails on the error, SARIF + summary + annotations), fail-on never, base (refused), chart without and with helm, install from source: as expected")
 PY
 }
 
@@ -140,5 +160,6 @@ run never fail-on=never
 run base base=main
 run chart-no-helm chart=charts/shop paths=k8s
 run chart-helm chart=charts/shop paths=k8s
+run source install=source
 check
-echo "action: 5 runs of the action's steps in $(( $(date +%s) - start )) s"
+echo "action: 6 runs of the action's steps in $(( $(date +%s) - start )) s"
