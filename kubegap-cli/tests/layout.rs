@@ -368,3 +368,22 @@ fn render_kustomize_without_kubectl_keeps_the_listed_files() {
     assert_eq!(v["summary"]["files"], 2);
     assert!(findings(&v).is_empty());
 }
+
+#[test]
+fn the_layout_does_not_depend_on_argument_order_or_threads() {
+    let path = empty_path("order");
+    let a = format!("{REPO}/kustomize");
+    let b = format!("{REPO}/charts/shop/templates");
+    let c = format!("{REPO}/k8s");
+    let first = kubegap(
+        &["lint", &a, &b, &c, "--format", "json", "--threads", "1"],
+        &path,
+    );
+    let second = kubegap(
+        &["lint", &c, &b, &a, "--format", "json", "--threads", "2"],
+        &path,
+    );
+    assert_eq!(first.status.code(), Some(1));
+    assert_eq!(first.stdout, second.stdout);
+    assert_eq!(findings(&json(&first)).len(), 2);
+}
