@@ -203,6 +203,14 @@ pub struct LintArgs {
     /// An L7 load balancer sits in front of the proxies.
     #[arg(long)]
     pub l7_in_front: bool,
+    /// Render each Helm chart found (a directory with `Chart.yaml`) with `helm template` and
+    /// lint the output instead of reporting `helm-chart-not-rendered`. Needs `helm` on PATH.
+    #[arg(long)]
+    pub render_charts: bool,
+    /// Render each kustomization found with `kubectl kustomize` and lint the output instead of
+    /// the files it lists. Needs `kubectl` on PATH.
+    #[arg(long)]
+    pub render_kustomize: bool,
 }
 
 /// Options of `kubegap lint` only: baselines and where Helm findings are placed.

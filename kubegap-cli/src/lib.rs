@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod baseline;
+pub mod charts;
 pub mod commands;
 pub mod config;
 pub mod diff;
@@ -112,7 +113,14 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
         EXIT_ERROR
     })?;
     setup_threads(args);
-    let discovered = walk::discover(&args.paths, forced_kind(args));
+    let mut discovered = walk::discover(&args.paths, forced_kind(args));
+    charts::render(
+        &mut discovered,
+        charts::Render {
+            charts: args.render_charts,
+            kustomize: args.render_kustomize,
+        },
+    );
     for e in &discovered.errors {
         eprintln!("error: {e}");
     }

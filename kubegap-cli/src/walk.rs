@@ -13,6 +13,8 @@ pub struct Discovered {
     pub inputs: Vec<Input>,
     /// Problems reading paths.
     pub errors: Vec<String>,
+    /// Helm charts and kustomizations found (`crate::charts`).
+    pub layout: kubegap_core::layout::Layout,
 }
 
 const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".jj"];
@@ -58,6 +60,8 @@ pub fn discover(paths: &[std::path::PathBuf], forced_kind: Option<FileKind>) -> 
             }
         }
     }
+    // Helm chart sources and kustomizations decide which files are manifests.
+    crate::charts::arrange(&mut out);
     out
 }
 

@@ -1,5 +1,5 @@
-//! The SARIF output validates against the official OASIS SARIF 2.1.0 schema (errata 01, in
-//! `../shared/schemas/`), on inputs that use every part of it: many rules, labels in other
+//! The SARIF output validates against the official OASIS SARIF 2.1.0 schema (errata 01,
+//! vendored in `testdata/schemas/`), on inputs that use every part of it: many rules, labels in other
 //! files (`relatedLocations`), Helm origins, stdin, and file names that need URI encoding.
 //!
 //! The validator is `boon` (see docs/DEPENDENCIES.md): it reads the schema's draft-04 and
@@ -16,14 +16,9 @@ fn root() -> PathBuf {
 
 /// The compiled OASIS schema.
 fn sarif_schema() -> (boon::Schemas, boon::SchemaIndex) {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/schemas/sarif-schema-2.1.0.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (../shared must sit beside the repository)",
-            path.display()
-        )
-    });
+    let path = root().join("testdata/schemas/sarif-schema-2.1.0.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (vendored in the repository)", path.display()));
     let schema: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         schema["$schema"], "http://json-schema.org/draft-04/schema#",

@@ -174,7 +174,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
                     let (config, errors) = haproxy::parse(*id, text);
                     (Vec::new(), Some(config), errors)
                 }
-                FileKind::Nginx => (Vec::new(), None, Vec::new()),
+                FileKind::Nginx | FileKind::HelmChart => (Vec::new(), None, Vec::new()),
             }
         })
         .collect();

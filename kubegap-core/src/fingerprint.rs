@@ -48,6 +48,8 @@ pub fn fingerprint(
         FileKind::Yaml => yaml_place(documents, finding.span, file),
         FileKind::Haproxy => (None, haproxy_place(file, finding.span.start)),
         FileKind::Nginx => (None, nginx_place(file, finding.span.start)),
+        // A chart's `Chart.yaml`: one finding per chart, told apart by the file.
+        FileKind::HelmChart => (None, String::new()),
     };
     let place = finding
         .origin

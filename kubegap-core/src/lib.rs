@@ -16,6 +16,7 @@ pub mod fingerprint;
 pub mod haproxy;
 pub mod k8s;
 pub mod kind;
+pub mod layout;
 pub mod nginx;
 pub mod reload;
 pub mod rule;

@@ -54,6 +54,9 @@ pub enum FileKind {
     Haproxy,
     /// An nginx configuration.
     Nginx,
+    /// A Helm chart's `Chart.yaml`: not a manifest. Kept so that findings about the chart
+    /// (`helm-chart-not-rendered`) can point at it; never parsed into documents.
+    HelmChart,
 }
 
 impl FileKind {
@@ -63,6 +66,7 @@ impl FileKind {
             FileKind::Yaml => "yaml",
             FileKind::Haproxy => "haproxy",
             FileKind::Nginx => "nginx",
+            FileKind::HelmChart => "helm-chart",
         }
     }
 }

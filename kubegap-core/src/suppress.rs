@@ -74,7 +74,8 @@ fn in_comment(
 ) -> bool {
     let line = &text.as_bytes()[line_start..at];
     match kind {
-        FileKind::Yaml => {
+        // `Chart.yaml` is YAML that is never parsed into documents: no scalars are known.
+        FileKind::Yaml | FileKind::HelmChart => {
             for (i, b) in line.iter().enumerate() {
                 if *b != b'#' || (i > 0 && !line[i - 1].is_ascii_whitespace()) {
                     continue;

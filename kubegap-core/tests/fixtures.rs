@@ -3,7 +3,8 @@
 //! A line whose comment says `expect: <rule-id>` must carry a finding of that rule starting on
 //! that line (the primary span); the set of (file, line) pairs must match exactly. `valid*`
 //! inputs must give no finding of the rule and no parse error. Each fixture runs with only its
-//! rule and `parse-error` enabled. A directory fixture is linted as one run (cross-file rules).
+//! rule and `parse-error` enabled. A directory fixture is linted as one run (cross-file rules),
+//! with Helm charts and kustomizations arranged as discovery arranges them (`layout::arrange`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -33,7 +34,7 @@ fn inputs_of(path: &Path) -> Vec<Input> {
         files.push(path.to_path_buf());
     }
     files.sort();
-    files
+    let inputs = files
         .into_iter()
         .filter_map(|p| {
             let bytes = std::fs::read(&p).unwrap();
@@ -46,7 +47,9 @@ fn inputs_of(path: &Path) -> Vec<Input> {
                 kind,
             })
         })
-        .collect()
+        .collect();
+    // Helm chart sources and kustomizations, as discovery arranges them.
+    kubegap_core::layout::arrange(inputs).inputs
 }
 
 /// (file name, line) pairs where `expect: RULE` comments are.

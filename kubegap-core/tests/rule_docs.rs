@@ -2,7 +2,7 @@
 //!
 //! - ids are unique kebab-case and `RULES` is sorted;
 //! - every doc has the required sections;
-//! - every fenced example tagged `<yaml|haproxy|nginx>,invalid` makes its rule fire, and every
+//! - every fenced example tagged `<yaml|haproxy|nginx|helm-chart>,invalid` makes its rule fire, and every
 //!   `…,valid` example makes it stay silent without parse errors (docs whose examples are tests);
 //! - a `text,settings` block (`nodes = 3`, `complete = true`) applies to the examples after it.
 
@@ -117,6 +117,8 @@ fn doc_examples_behave_as_documented() {
                 "yaml" | "json" => FileKind::Yaml,
                 "haproxy" => FileKind::Haproxy,
                 "nginx" => FileKind::Nginx,
+                // A chart's `Chart.yaml`, as discovery marks it (kubegap_core::layout).
+                "helm-chart" => FileKind::HelmChart,
                 other => panic!("{}: unknown example language {other}", rule.id),
             };
             let settings = Settings {

@@ -43,7 +43,8 @@ pub fn render(report: &Report) -> String {
         }
         out.push_str(&format!(
             "::{level} file={},line={line},endLine={end_line}{columns},title={}::{}\n",
-            escape_property(&file.name),
+            // Repository-relative, as GitHub matches annotations to files (and as SARIF does).
+            escape_property(file.name.trim_start_matches("./")),
             escape_property(&format!("kubegap ({})", f.rule)),
             escape_data(&message)
         ));
@@ -116,6 +117,17 @@ mod tests {
         assert_eq!(
             render(&r),
             "::warning file=dir%2Cx/a%3Ab%25c%0D%0A.yaml,line=1,endLine=1,col=4,endColumn=5,\
+             title=kubegap (k8s-service-target-port-missing)::m\n"
+        );
+    }
+
+    #[test]
+    fn file_names_are_repository_relative_without_a_leading_dot_slash() {
+        // `kubegap lint` walks `.` by default and names files `./k8s/a.yaml`.
+        let r = report("./k8s/a.yaml", "k: v\n", &[(Severity::Info, 0, 1, "m")]);
+        assert_eq!(
+            render(&r),
+            "::notice file=k8s/a.yaml,line=1,endLine=1,col=1,endColumn=2,\
              title=kubegap (k8s-service-target-port-missing)::m\n"
         );
     }

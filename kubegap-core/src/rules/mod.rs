@@ -30,6 +30,7 @@ mod haproxy_static_order_roundrobin;
 mod haproxy_timeout_without_unit;
 mod haproxy_tunnel_without_client_fin;
 mod haproxy_websocket_without_tunnel_timeout;
+mod helm_chart_not_rendered;
 mod ingress_annotation_ignored;
 mod ingress_nginx_shutdown_vs_grace;
 mod ingress_nginx_ws_timeout_capped_by_worker_shutdown;
@@ -91,6 +92,7 @@ pub static RULES: &[&Rule] = &[
     &haproxy_timeout_without_unit::HAPROXY_TIMEOUT_WITHOUT_UNIT,
     &haproxy_tunnel_without_client_fin::HAPROXY_TUNNEL_WITHOUT_CLIENT_FIN,
     &haproxy_websocket_without_tunnel_timeout::HAPROXY_WEBSOCKET_WITHOUT_TUNNEL_TIMEOUT,
+    &helm_chart_not_rendered::HELM_CHART_NOT_RENDERED,
     &ingress_annotation_ignored::INGRESS_ANNOTATION_IGNORED,
     &ingress_nginx_shutdown_vs_grace::INGRESS_NGINX_SHUTDOWN_VS_GRACE,
     &ingress_nginx_ws_timeout_capped_by_worker_shutdown::INGRESS_NGINX_WS_TIMEOUT_CAPPED_BY_WORKER_SHUTDOWN,

@@ -1,0 +1,327 @@
+//! Repository layout: which discovered files are manifests when a repository holds Helm chart
+//! sources or kustomizations.
+//!
+//! - **Helm charts.** A directory with a `Chart.yaml` is a chart. Its `templates/` are Go
+//!   templates, not YAML, and are never linted as manifests; its `values*.yaml`, `Chart.yaml`
+//!   and every other YAML file are not manifests either, except those under `crds/`, which Helm
+//!   installs as they are. The top-level chart's `Chart.yaml` is kept as a
+//!   [`FileKind::HelmChart`] input, so that `helm-chart-not-rendered` can say the chart was not
+//!   linted and how to lint it. Charts inside another chart (`charts/<sub>/`) are part of it.
+//!   Non-YAML files of a chart outside `templates/` (an `haproxy.cfg` under `files/`) are
+//!   linted as before.
+//! - **kustomize.** A directory with a `kustomization.yaml` (`.yml`, `Kustomization`) governs
+//!   the YAML files under it (down to the next kustomization): those are manifests only when a
+//!   kustomization lists them in `resources` (or the deprecated `bases`), `crds` or
+//!   `components`. Patches and generator inputs are fragments, not objects: linting them as
+//!   objects would report what the patch leaves out, and a patch would duplicate the object it
+//!   patches. The kustomization file itself is not a manifest. A kustomization that is not a
+//!   YAML mapping changes nothing (its file stays an input, so its parse error is reported).
+//!
+//! The decisions read the file system (which directories hold a `Chart.yaml` or a
+//! kustomization) but never depend on the order of the inputs.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Component, Path, PathBuf};
+
+use crate::engine::Input;
+use crate::source::{FileId, FileKind};
+
+/// The file that makes a directory a Helm chart.
+pub const CHART_FILE: &str = "Chart.yaml";
+
+/// The file names that make a directory a kustomization, in kustomize's order of preference.
+pub const KUSTOMIZATION_FILES: &[&str] =
+    &["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The inputs to lint, and the charts and kustomizations found among them.
+#[derive(Debug, Default)]
+pub struct Arranged {
+    /// Manifests and configs to lint, plus the `Chart.yaml` of each top-level chart.
+    pub inputs: Vec<Input>,
+    /// The charts and kustomizations found.
+    pub layout: Layout,
+    /// Files that could not be read (a chart's `Chart.yaml` that is not an input).
+    pub errors: Vec<String>,
+}
+
+/// The charts and kustomizations found among the inputs: what `--render-charts` and
+/// `--render-kustomize` render.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Top-level chart directories, sorted.
+    pub charts: Vec<PathBuf>,
+    /// Kustomization directories that no other kustomization of the run lists (the overlays,
+    /// or a base used alone), sorted: what `kubectl kustomize` renders.
+    pub kustomizations: Vec<PathBuf>,
+    /// Names of the inputs that a kustomization governs (its listed resources): rendering the
+    /// kustomizations replaces them.
+    pub kustomized: BTreeSet<String>,
+}
+
+/// Caches which directories are charts and kustomizations.
+#[derive(Default)]
+struct Dirs {
+    chart: HashMap<PathBuf, bool>,
+    kustomization: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Dirs {
+    fn is_chart(&mut self, dir: &Path) -> bool {
+        if let Some(&known) = self.chart.get(dir) {
+            return known;
+        }
+        let found = join(dir, CHART_FILE).is_file();
+        self.chart.insert(dir.to_path_buf(), found);
+        found
+    }
+
+    /// The kustomization file of `dir`, if it has one.
+    fn kustomization(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.kustomization.get(dir) {
+            return known.clone();
+        }
+        let found = KUSTOMIZATION_FILES
+            .iter()
+            .map(|name| join(dir, name))
+            .find(|p| p.is_file());
+        self.kustomization.insert(dir.to_path_buf(), found.clone());
+        found
+    }
+}
+
+/// `dir/name`, without a leading `./` when `dir` is empty (the parent of a bare file name).
+fn join(dir: &Path, name: &str) -> PathBuf {
+    if dir.as_os_str().is_empty() {
+        PathBuf::from(name)
+    } else {
+        dir.join(name)
+    }
+}
+
+/// The directories above `path`, nearest first. `./a.yaml` has `.` above it, and not also
+/// the empty path, which is the same directory.
+fn parents(path: &Path) -> impl Iterator<Item = &Path> {
+    let dotted = path.starts_with(".");
+    path.ancestors()
+        .skip(1)
+        .filter(move |p| !(dotted && p.as_os_str().is_empty()))
+}
+
+/// `path` with `.` removed and `..` applied to the components before it (no file system
+/// access, so symlinks are not followed): how kustomize entries are compared with inputs.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            _ => out.push(c),
+        }
+    }
+    out.iter().collect()
+}
+
+/// A file's place in a chart.
+enum InChart {
+    /// The top-level chart's `Chart.yaml`.
+    ChartFile,
+    /// Linted as it is (`crds/`, non-YAML configs outside `templates/`).
+    Keep,
+    /// Not a manifest (templates, values, a subchart's `Chart.yaml`).
+    Drop,
+}
+
+/// The outermost chart directory above `path`, and where `path` sits in its nearest chart.
+fn chart_place(dirs: &mut Dirs, path: &Path, kind: FileKind) -> Option<(PathBuf, InChart)> {
+    let charts: Vec<&Path> = parents(path).filter(|d| dirs.is_chart(d)).collect();
+    let nearest = *charts.first()?;
+    let outermost = *charts.last()?;
+    let rel = path.strip_prefix(nearest).unwrap_or(path);
+    let first = rel.components().next().and_then(|c| c.as_os_str().to_str());
+    let place = if rel == Path::new(CHART_FILE) {
+        if nearest == outermost {
+            InChart::ChartFile
+        } else {
+            InChart::Drop
+        }
+    } else if first == Some("templates") || (kind == FileKind::Yaml && first != Some("crds")) {
+        // Templates of any kind; YAML outside `crds/` (values, CI values, `Chart.lock`).
+        InChart::Drop
+    } else {
+        InChart::Keep
+    };
+    Some((outermost.to_path_buf(), place))
+}
+
+/// What a kustomization lists.
+struct Kustomization {
+    /// Files and directories listed as resources, bases, CRDs or components, normalized.
+    listed: BTreeSet<PathBuf>,
+}
+
+/// Reads the entries of a kustomization. `None` when it is not a YAML mapping (then it
+/// changes nothing, and its own parse error is reported).
+fn read_kustomization(dir: &Path, text: &str) -> Option<Kustomization> {
+    let (docs, errors) = crate::yaml::parse_stream(FileId(0), text);
+    if !errors.is_empty() {
+        return None;
+    }
+    let root = docs.first()?.root()?;
+    if !root.is_map() {
+        return None;
+    }
+    let mut listed = BTreeSet::new();
+    for key in ["resources", "bases", "crds", "components"] {
+        for item in root.get(key).into_iter().flat_map(|list| list.items()) {
+            let Some(entry) = item.as_str() else {
+                continue;
+            };
+            // Remote bases (`github.com/...`, `https://...`, `git@...`) are not files here.
+            if entry.contains("://")
+                || entry.starts_with("git@")
+                || entry.starts_with("github.com/")
+            {
+                continue;
+            }
+            listed.insert(normalize(&join(dir, entry)));
+        }
+    }
+    Some(Kustomization { listed })
+}
+
+/// Applies the chart and kustomize layout to discovered inputs (see the module docs).
+pub fn arrange(inputs: Vec<Input>) -> Arranged {
+    let mut dirs = Dirs::default();
+    let mut out = Arranged::default();
+    let mut charts: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut chart_files: BTreeSet<PathBuf> = BTreeSet::new();
+    // Inputs in kustomize directories, decided once every kustomization is read.
+    let mut pending: Vec<(Input, PathBuf)> = Vec::new();
+    // Kustomization directory -> its entries (`None`: unreadable, changes nothing).
+    let mut kustomizations: BTreeMap<PathBuf, Option<Kustomization>> = BTreeMap::new();
+    let mut kustomization_inputs: BTreeMap<PathBuf, Input> = BTreeMap::new();
+
+    for mut input in inputs {
+        let Some(path) = input.path.clone() else {
+            out.inputs.push(input);
+            continue;
+        };
+        if let Some((chart, place)) = chart_place(&mut dirs, &path, input.kind) {
+            charts.insert(chart.clone());
+            match place {
+                InChart::ChartFile => {
+                    chart_files.insert(chart);
+                    input.kind = FileKind::HelmChart;
+                    out.inputs.push(input);
+                }
+                InChart::Keep => out.inputs.push(input),
+                InChart::Drop => {}
+            }
+            continue;
+        }
+        let governing = parents(&path).find_map(|d| dirs.kustomization(d).map(|k| (d, k)));
+        let Some((dir, file)) = governing else {
+            out.inputs.push(input);
+            continue;
+        };
+        let dir = dir.to_path_buf();
+        if !kustomizations.contains_key(&dir) {
+            let text = std::fs::read(&file)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            kustomizations.insert(dir.clone(), read_kustomization(&dir, &text));
+        }
+        if normalize(&path) == normalize(&file) {
+            kustomization_inputs.insert(dir, input);
+        } else if input.kind == FileKind::Yaml {
+            pending.push((input, dir));
+        } else {
+            out.inputs.push(input);
+        }
+    }
+
+    let listed: BTreeSet<&PathBuf> = kustomizations
+        .values()
+        .flatten()
+        .flat_map(|k| &k.listed)
+        .collect();
+    for (input, dir) in pending {
+        let keep = match kustomizations.get(&dir) {
+            Some(Some(_)) => input
+                .path
+                .as_deref()
+                .is_some_and(|p| listed.contains(&normalize(p))),
+            _ => true,
+        };
+        if keep {
+            if matches!(kustomizations.get(&dir), Some(Some(_))) {
+                out.layout.kustomized.insert(input.name.clone());
+            }
+            out.inputs.push(input);
+        }
+    }
+    for (dir, input) in kustomization_inputs {
+        // An unreadable kustomization stays an input: its parse error is the finding.
+        if matches!(kustomizations.get(&dir), Some(None)) {
+            out.inputs.push(input);
+        }
+    }
+    out.layout.kustomizations = kustomizations
+        .iter()
+        .filter(|(_, k)| k.is_some())
+        .map(|(dir, _)| dir)
+        .filter(|dir| !listed.contains(&normalize(dir)))
+        .cloned()
+        .collect();
+
+    // Every top-level chart is reported once, through its Chart.yaml, even when only its
+    // templates were named.
+    for chart in &charts {
+        if chart_files.contains(chart) {
+            continue;
+        }
+        let path = join(chart, CHART_FILE);
+        match std::fs::read(&path) {
+            Ok(bytes) => out.inputs.push(Input {
+                name: path.display().to_string(),
+                path: Some(path),
+                bytes,
+                kind: FileKind::HelmChart,
+            }),
+            Err(e) => out.errors.push(format!("{}: {e}", path.display())),
+        }
+    }
+    out.layout.charts = charts.into_iter().collect();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parents_name_each_directory_once() {
+        let all = |p: &'static str| parents(Path::new(p)).collect::<Vec<_>>();
+        assert_eq!(all("./Chart.yaml"), [Path::new(".")]);
+        assert_eq!(all("Chart.yaml"), [Path::new("")]);
+        assert_eq!(all("a/b.yaml"), [Path::new("a"), Path::new("")]);
+        assert_eq!(all("/a/b.yaml"), [Path::new("/a"), Path::new("/")]);
+    }
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(
+            normalize(Path::new("./a/../b/./c.yaml")),
+            PathBuf::from("b/c.yaml")
+        );
+        assert_eq!(normalize(Path::new("../x")), PathBuf::from("../x"));
+        assert_eq!(normalize(Path::new("a/b/../../..")), PathBuf::from(".."));
+        assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+}
