@@ -73,6 +73,8 @@ pub struct Settings {
     pub ignore: Vec<String>,
     /// Per-rule severity overrides.
     pub severity: BTreeMap<String, Severity>,
+    /// What may be read besides the inputs, and how much (lint roots, size limit).
+    pub reads: crate::reads::ReadPolicy,
 }
 
 /// A hop in front of the cluster, declared in the configuration (e.g. a CDN).

@@ -15,6 +15,7 @@ pub mod haproxy;
 pub mod k8s;
 pub mod kind;
 pub mod nginx;
+pub mod reads;
 pub mod reload;
 pub mod rule;
 pub mod rules;

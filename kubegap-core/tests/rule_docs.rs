@@ -123,9 +123,22 @@ fn doc_examples_behave_as_documented() {
                 select: Some(vec![rule.id.to_string(), "parse-error".to_string()]),
                 ..example_settings.clone()
             };
+            // nginx examples are files on disk, so their relative includes resolve as nginx
+            // resolves them (beside the example, in an empty directory).
+            let path = (kind == FileKind::Nginx).then(|| {
+                let dir = std::env::temp_dir().join(format!(
+                    "kubegap-rule-docs-{}-{}-{i}",
+                    std::process::id(),
+                    rule.id
+                ));
+                std::fs::create_dir_all(&dir).unwrap();
+                let path = dir.join("nginx.conf");
+                std::fs::write(&path, &code).unwrap();
+                path
+            });
             let input = Input {
                 name: format!("{}-example-{i}", rule.id),
-                path: None,
+                path,
                 bytes: code.into_bytes(),
                 kind,
             };
