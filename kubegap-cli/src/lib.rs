@@ -20,11 +20,35 @@ pub const EXIT_FINDINGS: i32 = 1;
 /// Exit code: usage, configuration or I/O error of the command itself.
 pub const EXIT_ERROR: i32 = 2;
 
+/// Set when a write to stderr failed: the run then exits 2 (nothing else can be reported).
+static STDERR_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes one line to stderr. A failure (a full disk, a closed descriptor) never panics, as
+/// `eprintln!` would: it makes the exit code 2.
+pub fn eprint_line(line: &str) {
+    let mut stderr = std::io::stderr().lock();
+    if writeln!(stderr, "{line}")
+        .and_then(|()| stderr.flush())
+        .is_err()
+    {
+        STDERR_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    let code = run_command(cli);
+    if STDERR_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+        EXIT_ERROR
+    } else {
+        code
+    }
+}
+
+fn run_command(cli: Cli) -> i32 {
     match cli.command {
-        Command::Lint(args) => lint(&args),
-        Command::Chains(args) => chains(&args),
+        Command::Lint(args) => with_threads(&args, lint),
+        Command::Chains(args) => with_threads(&args, chains),
         Command::Rules => {
             let mut out = String::new();
             let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
@@ -60,11 +84,11 @@ pub fn run(cli: Cli) -> i32 {
                     .map(|r| r.id)
                     .filter(|id| id.contains(rule.as_str()) || rule.contains(id))
                     .collect();
-                eprintln!("error: unknown rule `{rule}`");
+                eprint_line(&format!("error: unknown rule `{rule}`"));
                 if !close.is_empty() {
-                    eprintln!("did you mean: {}", close.join(", "));
+                    eprint_line(&format!("did you mean: {}", close.join(", ")));
                 }
-                eprintln!("`kubegap rules` lists every rule");
+                eprint_line("`kubegap rules` lists every rule");
                 EXIT_ERROR
             }
         },
@@ -81,7 +105,7 @@ fn write_stdout(text: &str) -> i32 {
         // A closed pipe (`kubegap … | head`) is not an error worth a message.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
-            eprintln!("error: writing output: {e}");
+            eprint_line(&format!("error: writing output: {e}"));
             EXIT_ERROR
         }
     }
@@ -164,7 +188,62 @@ pub fn settings(args: &LintArgs) -> Result<Settings, String> {
     }
     settings.complete |= args.complete;
     settings.l7_in_front |= args.l7_in_front;
+    settings.reads = read_policy(args);
     Ok(settings)
+}
+
+/// The lint roots and read bounds of a run: the directories given, the git work tree the
+/// command runs in (the directory of each file given is added by the engine).
+fn read_policy(args: &LintArgs) -> kubegap_core::reads::ReadPolicy {
+    let mut roots: Vec<std::path::PathBuf> = args
+        .paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-" && p.is_dir())
+        .cloned()
+        .collect();
+    if args.paths.is_empty() {
+        roots.push(".".into());
+    }
+    roots.extend(git_work_tree());
+    kubegap_core::reads::ReadPolicy {
+        roots,
+        allow_outside_roots: args.allow_read_outside_root,
+        max_file_size: args.max_file_size,
+    }
+}
+
+/// The root of the git work tree containing the current directory, if any (a directory
+/// holding `.git`, a directory or a file for worktrees and submodules).
+fn git_work_tree() -> Option<std::path::PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(std::path::Path::to_path_buf)
+}
+
+/// The memory budget: `--max-memory`, or half of the machine's memory (or of the cgroup's
+/// limit, when lower). Unknown memory means no budget beyond the size limit.
+fn memory_budget(args: &LintArgs) -> u64 {
+    if let Some(max) = args.max_memory {
+        return max;
+    }
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .map(|kb| kb.saturating_mul(1024))
+        });
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match (total, cgroup) {
+        (Some(t), Some(c)) => t.min(c) / 2,
+        (Some(t), None) => t / 2,
+        (None, Some(c)) => c / 2,
+        (None, None) => u64::MAX,
+    }
 }
 
 fn forced_kind(args: &LintArgs) -> Option<FileKind> {
@@ -175,13 +254,31 @@ fn forced_kind(args: &LintArgs) -> Option<FileKind> {
     })
 }
 
-fn setup_threads(args: &LintArgs) {
-    if let Some(n) = args.threads {
-        // Fails only if a pool exists already (tests calling run twice); the old one is fine.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global();
-    }
+/// Runs `f` in a thread pool of `--threads` threads (default: one per core). When the threads
+/// cannot be created (a low `RLIMIT_NPROC`), kubegap says so and runs on the current thread
+/// alone; only when even that fails is it an error (exit 2). Never a panic.
+fn with_threads(args: &LintArgs, f: impl FnOnce(&LintArgs) -> i32 + Send) -> i32 {
+    let n = args.threads.map_or(0, |n| n.max(1));
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+        Ok(pool) => pool,
+        Err(error) => {
+            eprint_line(&format!(
+                "warning: cannot start worker threads ({error}); running on one thread"
+            ));
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build()
+            {
+                Ok(pool) => pool,
+                Err(error) => {
+                    eprint_line(&format!("error: cannot set up even one thread: {error}"));
+                    return EXIT_ERROR;
+                }
+            }
+        }
+    };
+    pool.install(|| f(args))
 }
 
 fn use_color(choice: Color) -> bool {
@@ -213,13 +310,25 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
 /// What `lint` and `chains` share: settings, the thread pool, discovery (its errors printed).
 fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered), i32> {
     let settings = settings(args).map_err(|e| {
-        eprintln!("error: {e}");
+        eprint_line(&format!("error: {e}"));
         EXIT_ERROR
     })?;
-    setup_threads(args);
-    let discovered = walk::discover(&args.paths, forced_kind(args));
+    let limits = walk::Limits {
+        max_file_size: args.max_file_size,
+        max_memory: memory_budget(args),
+        roots: settings
+            .reads
+            .roots
+            .iter()
+            .filter_map(|r| std::fs::canonicalize(r).ok())
+            .collect(),
+    };
+    let discovered = walk::discover(&args.paths, forced_kind(args), &limits);
+    for w in &discovered.warnings {
+        eprint_line(&format!("warning: {w}"));
+    }
     for e in &discovered.errors {
-        eprintln!("error: {e}");
+        eprint_line(&format!("error: {e}"));
     }
     Ok((settings, discovered))
 }
