@@ -323,7 +323,7 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
             .filter_map(|r| std::fs::canonicalize(r).ok())
             .collect(),
     };
-    let discovered = walk::discover(&args.paths, forced_kind(args), &limits);
+    let discovered = walk::discover_with(&args.paths, forced_kind(args), &limits);
     for w in &discovered.warnings {
         eprint_line(&format!("warning: {w}"));
     }

@@ -126,9 +126,18 @@ fn escape_bytes(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// Reads every input named by `paths`. `forced_kind` is the kind of `-` (and of explicitly
-/// named files whose kind cannot be detected).
-pub fn discover(paths: &[PathBuf], forced_kind: Option<FileKind>, limits: &Limits) -> Discovered {
+/// Reads every input named by `paths` under the default [`Limits`]. `forced_kind` is the kind
+/// of `-` (and of explicitly named files whose kind cannot be detected).
+pub fn discover(paths: &[PathBuf], forced_kind: Option<FileKind>) -> Discovered {
+    discover_with(paths, forced_kind, &Limits::default())
+}
+
+/// [`discover`] under explicit size, memory and symbolic-link limits.
+pub fn discover_with(
+    paths: &[PathBuf],
+    forced_kind: Option<FileKind>,
+    limits: &Limits,
+) -> Discovered {
     let mut out = Discovered::default();
     let mut budget = Budget {
         limit: limits.max_memory,

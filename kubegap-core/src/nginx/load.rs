@@ -326,7 +326,8 @@ impl Loader<'_> {
             }
             if raw.name.value == "include" && raw.block.is_none() && raw.args.len() == 1 {
                 let pattern = raw.args[0].clone();
-                let span = raw.span;
+                // Every include problem points at the pattern, as a missing file does.
+                let span = pattern.span;
                 let targets = self.resolve(config, id, &pattern.value, pattern.span);
                 for target in targets {
                     if let Some(start) = chain.iter().position(|f| *f == target) {
