@@ -11,6 +11,8 @@ pub mod config;
 pub mod controllers;
 pub mod engine;
 pub mod finding;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod haproxy;
 pub mod k8s;
 pub mod kind;
