@@ -480,6 +480,19 @@ fn cr_only_line_ends_give_the_right_lines() {
     }
     assert_eq!(seen[0], seen[1]);
     assert_eq!(seen[0], seen[2]);
+    // The human report shows the same snippets (miette splits lines at LF only).
+    let human = |eol: &str| {
+        run(
+            &dir,
+            &["lint", "-", "--color", "never"],
+            Some(lf.replace('\n', eol).as_bytes()),
+        )
+        .stdout
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&human("\n")),
+        String::from_utf8_lossy(&human("\r"))
+    );
 }
 
 /// A 1M-digit haproxy time value gives a short message, not a 1 MB one.
