@@ -68,6 +68,8 @@ struct Loader<'a> {
     /// Paths already mapped to a file id, before canonicalisation.
     by_raw_path: BTreeMap<PathBuf, FileId>,
     read_count: usize,
+    /// Bytes read through includes so far: together bounded by `--max-file-size` too.
+    included_bytes: u64,
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -137,6 +139,7 @@ pub fn load_all(mains: &[FileId], files: &mut SourceMap, settings: &Settings) ->
         roots,
         by_raw_path: BTreeMap::new(),
         read_count: 0,
+        included_bytes: 0,
     };
     let mut configs = Vec::new();
     let mut config_errors = Vec::new();
@@ -571,6 +574,17 @@ impl Loader<'_> {
             ));
             return None;
         }
+        let limit = self.settings.reads.max_file_size;
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        if self.included_bytes.saturating_add(size) > limit {
+            let message = format!(
+                "{}, not read: the included files together would exceed --max-file-size ({})",
+                self.includes(span, pattern),
+                crate::reads::format_size(limit)
+            );
+            self.include_errors.push(ParseError::new(span, message));
+            return None;
+        }
         let bytes = match self.roots.read(path) {
             Ok(bytes) => bytes,
             Err(refusal) => {
@@ -580,6 +594,7 @@ impl Loader<'_> {
             }
         };
         self.read_count += 1;
+        self.included_bytes = self.included_bytes.saturating_add(bytes.len() as u64);
         // nginx is byte-transparent: bytes that are not UTF-8 are valid (read as U+FFFD).
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,

@@ -537,6 +537,32 @@ fn includes_outside_the_roots_are_not_read() {
 }
 
 #[test]
+fn included_files_together_are_bounded_by_the_size_limit() {
+    let dir = scratch("include-bytes");
+    for name in ["a", "b", "c"] {
+        write(
+            &dir,
+            &format!("inc/{name}.conf"),
+            &format!("# {}\n", "x".repeat(100)),
+        );
+    }
+    let main = write(
+        &dir,
+        "nginx.conf",
+        "events {}\nhttp { include inc/*.conf; }\n",
+    );
+    let mut settings = Settings::default();
+    settings.reads.max_file_size = 250;
+    let (files, _, errors) = load_paths(&[main], &settings);
+    // Two files fit in 250 bytes, the third does not.
+    assert_eq!(files.len(), 3);
+    assert_eq!(
+        messages(&errors),
+        ["`nginx.conf:2` includes `inc/*.conf`, not read: the included files together would exceed --max-file-size (250 bytes)"]
+    );
+}
+
+#[test]
 fn bytes_that_are_not_utf8_are_valid_nginx() {
     let dir = scratch("bytes");
     write(&dir, "inc.conf", "");
