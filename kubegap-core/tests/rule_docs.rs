@@ -138,11 +138,14 @@ fn doc_examples_behave_as_documented() {
             });
             let input = Input {
                 name: format!("{}-example-{i}", rule.id),
-                path,
+                path: path.clone(),
                 bytes: code.into_bytes(),
                 kind,
             };
             let report = lint(vec![input], &settings);
+            if let Some(dir) = path.as_deref().and_then(std::path::Path::parent) {
+                let _ = std::fs::remove_dir_all(dir);
+            }
             let hits = report.findings.iter().filter(|f| f.rule == rule.id).count();
             let parse_errors = report
                 .findings
