@@ -385,6 +385,14 @@ fn a_full_stderr_exits_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A full stdout too (the report cannot be written), with stderr saying so.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = command(&dir, &["rules"]).stdout(full).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: writing output"));
 }
 
 /// A thread pool that cannot be built falls back to one thread with a notice: same findings,
@@ -555,4 +563,19 @@ fn a_fifo_in_a_walked_directory_is_skipped() {
     let out = run(&dir, &["lint", ".", "--format", "json"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(json(&out)["summary"]["files"].as_u64(), Some(1));
+}
+
+/// A closed stdout (`kubegap lint … | head -1`) ends the run quietly: no panic, no message,
+/// the exit code of the findings.
+#[test]
+fn a_closed_stdout_is_quiet() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/examples");
+    let mut child = command(&scratch("pipe"), &["lint", "--color", "never"])
+        .arg(&examples)
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(out.stderr.is_empty(), "{}", text(&out));
 }
