@@ -116,14 +116,18 @@ pub fn load_all(mains: &[FileId], files: &mut SourceMap, settings: &Settings) ->
             by_path.entry(canonical(p)).or_insert(id);
         }
     }
-    // The directory of every input is a root, and so is the prefix the user gave.
-    let roots = Roots::new(
-        &settings.reads,
+    // The directory of every input is a root, and so is the prefix the user gave. (Built only
+    // when there is an nginx config, each directory once: runs of 100k files stay cheap.)
+    let dirs: BTreeSet<&Path> = if mains.is_empty() {
+        BTreeSet::new()
+    } else {
         files
             .iter()
             .filter_map(|(_, f)| f.path.as_deref().map(input_dir))
-            .chain(settings.nginx_prefix.as_deref()),
-    );
+            .chain(settings.nginx_prefix.as_deref())
+            .collect()
+    };
+    let roots = Roots::new(&settings.reads, dirs);
     let mut loader = Loader {
         files,
         settings,
