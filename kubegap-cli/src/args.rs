@@ -211,6 +211,20 @@ pub struct LintArgs {
     /// the files it lists. Needs `kubectl` on PATH.
     #[arg(long)]
     pub render_kustomize: bool,
+    /// Read files that the input names (nginx `include`s) even outside the lint roots (the
+    /// directories given, the directory of each file given, the git work tree). Risky on
+    /// untrusted input: a pull request could make kubegap read, and quote in its output,
+    /// files of the machine it runs on. /proc, /sys, /dev and non-regular files are never read.
+    #[arg(long)]
+    pub allow_read_outside_root: bool,
+    /// Refuse files (stdin included) larger than this, before reading them: `256MiB`, `1G`,
+    /// `4096` (bytes).
+    #[arg(long, value_parser = parse_size_arg, default_value = "256MiB")]
+    pub max_file_size: u64,
+    /// Refuse inputs whose estimated peak memory exceeds this (`4G`, `512MiB`). Default: half
+    /// of the machine's memory (or of the cgroup's limit).
+    #[arg(long, value_parser = parse_size_arg)]
+    pub max_memory: Option<u64>,
 }
 
 /// Options of `kubegap lint` only: baselines and where Helm findings are placed.
@@ -244,4 +258,10 @@ pub struct DiffArgs {
     /// How to report.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+fn parse_size_arg(text: &str) -> Result<u64, String> {
+    kubegap_core::reads::parse_size(text)
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("not a size: `{text}` (e.g. `256MiB`, `1G`, `4096`)"))
 }

@@ -61,7 +61,7 @@ pub fn rules(format: RulesFormat, preset_name: Option<&str>) -> i32 {
         Some(name) => match preset(name) {
             Some(p) => Some(p),
             None => {
-                eprintln!(
+                crate::eprint_line(&format!(
                     "error: unknown preset `{name}`{} (presets: {})",
                     suggest::hint(name, PRESETS.iter().map(|p| p.name)),
                     PRESETS
@@ -69,7 +69,7 @@ pub fn rules(format: RulesFormat, preset_name: Option<&str>) -> i32 {
                         .map(|p| p.name)
                         .collect::<Vec<_>>()
                         .join(", ")
-                );
+                ));
                 return EXIT_ERROR;
             }
         },
@@ -77,7 +77,7 @@ pub fn rules(format: RulesFormat, preset_name: Option<&str>) -> i32 {
     let mut settings = Settings::default();
     if let Some(p) = preset {
         if let Err(errors) = settings.apply_yaml(p.yaml, &|id| find(id).is_some()) {
-            eprintln!("error: preset `{}`: {errors:?}", p.name);
+            crate::eprint_line(&format!("error: preset `{}`: {errors:?}", p.name));
             return EXIT_ERROR;
         }
     }
@@ -178,10 +178,10 @@ pub fn explain(rule: &str) -> i32 {
             write_stdout(&out)
         }
         None => {
-            eprintln!(
+            crate::eprint_line(&format!(
                 "error: unknown rule `{rule}`{} (`kubegap rules` lists every rule)",
                 suggest::rule_hint(rule)
-            );
+            ));
             EXIT_ERROR
         }
     }

@@ -40,7 +40,7 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 }
 
 /// The repository root above `dir` (the nearest directory holding `.git`), if any.
-fn repo_root(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn repo_root(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .find(|d| d.join(".git").exists())
         .map(Path::to_path_buf)
@@ -263,5 +263,6 @@ pub fn settings(args: &LintArgs) -> Result<Settings, String> {
     }
     settings.complete |= args.complete;
     settings.l7_in_front |= args.l7_in_front;
+    settings.reads = crate::read_policy(args);
     Ok(settings)
 }

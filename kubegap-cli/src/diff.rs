@@ -161,11 +161,10 @@ pub fn run(args: &DiffArgs) -> i32 {
     let settings = match crate::settings(&args.common) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::eprint_line(&format!("error: {e}"));
             return EXIT_ERROR;
         }
     };
-    crate::setup_threads(&args.common);
     let sides = match &args.git {
         Some(rev) => git_sides(rev, args),
         None => paths_sides(args),
@@ -173,12 +172,12 @@ pub fn run(args: &DiffArgs) -> i32 {
     let sides = match sides {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::eprint_line(&format!("error: {e}"));
             return EXIT_ERROR;
         }
     };
     for e in &sides.errors {
-        eprintln!("error: {e}");
+        crate::eprint_line(&format!("error: {e}"));
     }
     let lookup = |names: &[(String, String)], name: &str| {
         names

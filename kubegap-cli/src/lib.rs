@@ -29,16 +29,40 @@ pub const EXIT_FINDINGS: i32 = 1;
 /// Exit code: usage, configuration or I/O error of the command itself.
 pub const EXIT_ERROR: i32 = 2;
 
+/// Set when a write to stderr failed: the run then exits 2 (nothing else can be reported).
+static STDERR_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes one line to stderr. A failure (a full disk, a closed descriptor) never panics, as
+/// `eprintln!` would: it makes the exit code 2.
+pub fn eprint_line(line: &str) {
+    let mut stderr = std::io::stderr().lock();
+    if writeln!(stderr, "{line}")
+        .and_then(|()| stderr.flush())
+        .is_err()
+    {
+        STDERR_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
+    let code = run_command(cli);
+    if STDERR_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+        EXIT_ERROR
+    } else {
+        code
+    }
+}
+
+fn run_command(cli: Cli) -> i32 {
     match cli.command {
         Command::Lint {
             input,
             output,
             review,
-        } => lint(&input, &output, &review),
-        Command::Diff(args) => diff::run(&args),
-        Command::Chains { input, format } => chains(&input, format),
+        } => with_threads(&input, |args| lint(args, &output, &review)),
+        Command::Diff(args) => with_threads(&args.common, |_| diff::run(&args)),
+        Command::Chains { input, format } => with_threads(&input, |args| chains(args, format)),
         Command::Rules { format, preset } => commands::rules(format, preset.as_deref()),
         Command::Explain { rule } => commands::explain(&rule),
         Command::Completions { shell } => commands::completions(shell),
@@ -57,9 +81,59 @@ pub fn write_stdout(text: &str) -> i32 {
         // A closed pipe (`kubegap … | head`) is not an error worth a message.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
-            eprintln!("error: writing output: {e}");
+            eprint_line(&format!("error: writing output: {e}"));
             EXIT_ERROR
         }
+    }
+}
+
+/// The lint roots and read bounds of a run: the directories given, the git work tree the
+/// command runs in (the directory of each file given is added by the engine).
+pub(crate) fn read_policy(args: &LintArgs) -> kubegap_core::reads::ReadPolicy {
+    let mut roots: Vec<std::path::PathBuf> = args
+        .paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-" && p.is_dir())
+        .cloned()
+        .collect();
+    if args.paths.is_empty() {
+        roots.push(".".into());
+    }
+    // The git work tree the command runs in (`.git` a directory, or a file for worktrees).
+    roots.extend(
+        std::env::current_dir()
+            .ok()
+            .and_then(|cwd| config::repo_root(&cwd)),
+    );
+    kubegap_core::reads::ReadPolicy {
+        roots,
+        allow_outside_roots: args.allow_read_outside_root,
+        max_file_size: args.max_file_size,
+    }
+}
+
+/// The memory budget: `--max-memory`, or half of the machine's memory (or of the cgroup's
+/// limit, when lower). Unknown memory means no budget beyond the size limit.
+fn memory_budget(args: &LintArgs) -> u64 {
+    if let Some(max) = args.max_memory {
+        return max;
+    }
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .map(|kb| kb.saturating_mul(1024))
+        });
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match (total, cgroup) {
+        (Some(t), Some(c)) => t.min(c) / 2,
+        (Some(t), None) => t / 2,
+        (None, Some(c)) => c / 2,
+        (None, None) => u64::MAX,
     }
 }
 
@@ -71,13 +145,31 @@ pub(crate) fn forced_kind(args: &LintArgs) -> Option<FileKind> {
     })
 }
 
-pub(crate) fn setup_threads(args: &LintArgs) {
-    if let Some(n) = args.threads {
-        // Fails only if a pool exists already (tests calling run twice); the old one is fine.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global();
-    }
+/// Runs `f` in a thread pool of `--threads` threads (default: one per core). When the threads
+/// cannot be created (a low `RLIMIT_NPROC`), kubegap says so and runs on the current thread
+/// alone; only when even that fails is it an error (exit 2). Never a panic.
+fn with_threads(args: &LintArgs, f: impl FnOnce(&LintArgs) -> i32 + Send) -> i32 {
+    let n = args.threads.map_or(0, |n| n.max(1));
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+        Ok(pool) => pool,
+        Err(error) => {
+            eprint_line(&format!(
+                "warning: cannot start worker threads ({error}); running on one thread"
+            ));
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build()
+            {
+                Ok(pool) => pool,
+                Err(error) => {
+                    eprint_line(&format!("error: cannot set up even one thread: {error}"));
+                    return EXIT_ERROR;
+                }
+            }
+        }
+    };
+    pool.install(|| f(args))
 }
 
 pub(crate) fn use_color(choice: Color) -> bool {
@@ -109,11 +201,20 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
 /// What `lint` and `chains` share: settings, the thread pool, discovery (its errors printed).
 fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered), i32> {
     let settings = config::settings(args).map_err(|e| {
-        eprintln!("error: {e}");
+        eprint_line(&format!("error: {e}"));
         EXIT_ERROR
     })?;
-    setup_threads(args);
-    let mut discovered = walk::discover(&args.paths, forced_kind(args));
+    let limits = walk::Limits {
+        max_file_size: args.max_file_size,
+        max_memory: memory_budget(args),
+        roots: settings
+            .reads
+            .roots
+            .iter()
+            .filter_map(|r| std::fs::canonicalize(r).ok())
+            .collect(),
+    };
+    let mut discovered = walk::discover_with(&args.paths, forced_kind(args), &limits);
     charts::render(
         &mut discovered,
         charts::Render {
@@ -121,8 +222,11 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
             kustomize: args.render_kustomize,
         },
     );
+    for w in &discovered.warnings {
+        eprint_line(&format!("warning: {w}"));
+    }
     for e in &discovered.errors {
-        eprintln!("error: {e}");
+        eprint_line(&format!("error: {e}"));
     }
     Ok((settings, discovered))
 }
@@ -138,7 +242,7 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
     // A path that could not be read is already an error (exit 2 below), not "nothing to lint".
     if !args.allow_empty && discovered.errors.is_empty() {
         if let Some(problem) = empty::nothing_to_lint(&report, blank_stdin) {
-            eprintln!("error: {problem}");
+            crate::eprint_line(&format!("error: {problem}"));
             return EXIT_ERROR;
         }
     }
@@ -154,7 +258,7 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
             Format::Json if !out.statistics => {
                 text = baseline::add_json_member(&text, "baseline", &baseline::json_value(applied))
             }
-            _ => eprint!("{}", baseline::human_line(applied)),
+            _ => eprint_line(baseline::human_line(applied).trim_end()),
         }
     }
     let written = write_stdout(&text);
@@ -209,11 +313,11 @@ fn lint_baseline(args: &ReviewArgs, report: &mut Report) -> Result<Option<baseli
         let n = entries.len();
         return Err(match std::fs::write(path, baseline::render(entries)) {
             Ok(()) => {
-                eprintln!("wrote {n} baseline entries to {}", path.display());
+                crate::eprint_line(&format!("wrote {n} baseline entries to {}", path.display()));
                 EXIT_OK
             }
             Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
+                crate::eprint_line(&format!("error: {}: {e}", path.display()));
                 EXIT_ERROR
             }
         });
@@ -225,7 +329,7 @@ fn lint_baseline(args: &ReviewArgs, report: &mut Report) -> Result<Option<baseli
         .map_err(|e| e.to_string())
         .and_then(|text| baseline::parse(&text))
         .map_err(|e| {
-            eprintln!("error: {}: {e}", path.display());
+            crate::eprint_line(&format!("error: {}: {e}", path.display()));
             EXIT_ERROR
         })?;
     Ok(Some(baseline::apply(
@@ -243,7 +347,7 @@ fn chains(args: &LintArgs, format: ChainsFormat) -> i32 {
     };
     if !args.allow_empty {
         if let Some(problem) = empty::blank_stdin(&discovered.inputs) {
-            eprintln!("error: {problem}");
+            crate::eprint_line(&format!("error: {problem}"));
             return EXIT_ERROR;
         }
     }

@@ -1,9 +1,15 @@
 //! File discovery: explicit paths, directories (recursive, honouring `.gitignore` and
 //! `.kubegapignore`, skipping VCS directories), and stdin.
+//!
+//! Untrusted repositories (see docs/RELIABILITY.md): every read is bounded by `--max-file-size`
+//! and the memory budget ([`Limits`]); a symbolic link inside a walked directory is followed
+//! when it resolves inside the lint roots and reported (not read) when it leaves them; a link
+//! loop is skipped; file names that are not UTF-8 are linted like any other and shown escaped.
 
-use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
+use kubegap_core::reads::{self, format_size, Refusal};
 use kubegap_core::{kind, FileKind, Input};
 
 /// What discovery produced: inputs, and errors of the command itself (exit code 2).
@@ -11,52 +17,163 @@ use kubegap_core::{kind, FileKind, Input};
 pub struct Discovered {
     /// Files to lint.
     pub inputs: Vec<Input>,
-    /// Problems reading paths.
+    /// Problems reading paths (exit code 2).
     pub errors: Vec<String>,
     /// Helm charts and kustomizations found (`crate::charts`).
     pub layout: kubegap_core::layout::Layout,
+    /// Things not read on purpose (symbolic links leaving the roots, link loops): printed as
+    /// warnings, the exit code is unchanged.
+    pub warnings: Vec<String>,
 }
+
+/// Bounds on what discovery reads.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// `--max-file-size`.
+    pub max_file_size: u64,
+    /// `--max-memory`: the budget the estimate of every input together must stay under.
+    pub max_memory: u64,
+    /// Canonical directories a symbolic link met in a walk may lead into (besides the walked
+    /// directory itself).
+    pub roots: Vec<PathBuf>,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_file_size: reads::DEFAULT_MAX_FILE_SIZE,
+            max_memory: u64::MAX,
+            roots: Vec::new(),
+        }
+    }
+}
+
+/// Peak memory per input byte, as measured (docs/RELIABILITY.md, "Bounded memory"): the YAML
+/// tree and the haproxy model cost up to ~25 bytes per input byte today; rounded up.
+pub const MEMORY_PER_INPUT_BYTE: u64 = 30;
+/// Memory kubegap needs whatever the input (binary, rule tables, output buffers).
+pub const MEMORY_BASE: u64 = 50 << 20;
 
 const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".jj"];
 
-/// Reads every input named by `paths`. `stdin_kind` is the kind of `-`.
-pub fn discover(paths: &[std::path::PathBuf], forced_kind: Option<FileKind>) -> Discovered {
+/// The running estimate of the memory the inputs will need.
+struct Budget {
+    limit: u64,
+    input_bytes: u64,
+    exceeded: bool,
+}
+
+impl Budget {
+    /// Adds `size` input bytes; `Err` (once) when the estimate goes over the limit.
+    fn take(&mut self, size: u64) -> Result<(), String> {
+        if self.exceeded {
+            return Err(String::new());
+        }
+        let total = self.input_bytes.saturating_add(size);
+        let estimate = total
+            .saturating_mul(MEMORY_PER_INPUT_BYTE)
+            .saturating_add(MEMORY_BASE);
+        if estimate > self.limit {
+            self.exceeded = true;
+            return Err(format!(
+                "the inputs need an estimated {} of memory ({} of input × {MEMORY_PER_INPUT_BYTE} + {}), \
+                 above --max-memory {}: lint fewer files at once, or raise --max-memory",
+                format_size(estimate),
+                format_size(total),
+                format_size(MEMORY_BASE),
+                format_size(self.limit)
+            ));
+        }
+        self.input_bytes = total;
+        Ok(())
+    }
+
+    /// The most bytes a stream may still bring (its size is unknown before reading).
+    fn room(&self) -> u64 {
+        (self.limit.saturating_sub(MEMORY_BASE) / MEMORY_PER_INPUT_BYTE)
+            .saturating_sub(self.input_bytes)
+    }
+}
+
+/// A path as shown in messages and output: its text when it is UTF-8, otherwise its bytes with
+/// the invalid ones escaped (`\xff`); a file literally named `<stdin>` is shown `./<stdin>`, so
+/// it cannot be mistaken for standard input.
+pub fn display_name(path: &Path) -> String {
+    let name = match path.to_str() {
+        Some(text) => text.to_string(),
+        None => escape_bytes(path),
+    };
+    if name == "<stdin>" {
+        "./<stdin>".to_string()
+    } else {
+        name
+    }
+}
+
+#[cfg(unix)]
+fn escape_bytes(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+#[cfg(not(unix))]
+fn escape_bytes(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Reads every input named by `paths` under the default [`Limits`]. `forced_kind` is the kind
+/// of `-` (and of explicitly named files whose kind cannot be detected).
+pub fn discover(paths: &[PathBuf], forced_kind: Option<FileKind>) -> Discovered {
+    discover_with(paths, forced_kind, &Limits::default())
+}
+
+/// [`discover`] under explicit size, memory and symbolic-link limits.
+pub fn discover_with(
+    paths: &[PathBuf],
+    forced_kind: Option<FileKind>,
+    limits: &Limits,
+) -> Discovered {
     let mut out = Discovered::default();
-    let default = [std::path::PathBuf::from(".")];
+    let mut budget = Budget {
+        limit: limits.max_memory,
+        input_bytes: 0,
+        exceeded: false,
+    };
+    let default = [PathBuf::from(".")];
     let paths = if paths.is_empty() {
         &default[..]
     } else {
         paths
     };
     for path in paths {
+        if budget.exceeded {
+            break;
+        }
         if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            match std::io::stdin().lock().read_to_end(&mut bytes) {
-                Ok(_) => out.inputs.push(Input {
-                    name: "<stdin>".to_string(),
-                    path: None,
-                    // Detected from the content like `.cfg`/`.conf` files; `--kind` overrides.
-                    kind: forced_kind
-                        .unwrap_or_else(|| kind::detect_content(&bytes[..bytes.len().min(4096)])),
-                    bytes,
-                }),
-                Err(e) => out.errors.push(format!("reading stdin: {e}")),
-            }
+            read_stdin(forced_kind, limits, &mut budget, &mut out);
         } else if path.is_dir() {
-            walk_dir(path, forced_kind, &mut out);
+            walk_dir(path, forced_kind, limits, &mut budget, &mut out);
         } else {
-            match std::fs::read(path) {
+            match read_file(path, limits, &mut budget) {
                 Ok(bytes) => {
                     let detected = kind::detect(path, Some(&bytes[..bytes.len().min(4096)]));
                     match detected.or(forced_kind) {
                         Some(kind) => out.inputs.push(input(path, bytes, kind)),
                         None => out.errors.push(format!(
                             "{}: cannot tell whether this is a manifest, an haproxy.cfg or an nginx config; pass --kind",
-                            path.display()
+                            display_name(path)
                         )),
                     }
                 }
-                Err(e) => out.errors.push(format!("{}: {e}", path.display())),
+                Err(e) if e.is_empty() => {}
+                Err(e) => out.errors.push(e),
             }
         }
     }
@@ -65,31 +182,159 @@ pub fn discover(paths: &[std::path::PathBuf], forced_kind: Option<FileKind>) -> 
     out
 }
 
+/// Standard input, bounded by the size limit and the memory budget.
+fn read_stdin(
+    forced_kind: Option<FileKind>,
+    limits: &Limits,
+    budget: &mut Budget,
+    out: &mut Discovered,
+) {
+    let limit = limits.max_file_size.min(budget.room());
+    match reads::read_bounded(std::io::stdin().lock(), limit, 0) {
+        Ok(bytes) => {
+            if let Err(e) = budget.take(bytes.len() as u64) {
+                out.errors.push(e);
+                return;
+            }
+            out.inputs.push(Input {
+                name: "<stdin>".to_string(),
+                path: None,
+                // Detected from the content like `.cfg`/`.conf` files; `--kind` overrides.
+                kind: forced_kind
+                    .unwrap_or_else(|| kind::detect_content(&bytes[..bytes.len().min(4096)])),
+                bytes,
+            });
+        }
+        Err(Refusal::TooLarge { .. }) if limit < limits.max_file_size => {
+            // The budget, not the file limit, stopped the read: say so.
+            let _ = budget.take(limit.saturating_add(1));
+            out.errors.push(format!(
+                "<stdin>: more than {} would exceed --max-memory {}, not read",
+                format_size(limit),
+                format_size(limits.max_memory)
+            ));
+        }
+        Err(refusal) => out
+            .errors
+            .push(format!("<stdin>: {}", refusal_text(&refusal))),
+    }
+}
+
+fn refusal_text(refusal: &Refusal) -> String {
+    match refusal {
+        Refusal::TooLarge { limit, .. } => format!(
+            "larger than --max-file-size ({}), not read",
+            format_size(*limit)
+        ),
+        Refusal::Io(e) => e.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A file given or found: its size checked against the limit and the budget before reading.
+/// `Err("")` when the budget was already reported.
+fn read_file(path: &Path, limits: &Limits, budget: &mut Budget) -> Result<Vec<u8>, String> {
+    let name = display_name(path);
+    let size = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len());
+    if let Some(size) = size {
+        if size > limits.max_file_size {
+            return Err(format!(
+                "{name}: {} is larger than --max-file-size ({}), not read",
+                format_size(size),
+                format_size(limits.max_file_size)
+            ));
+        }
+        budget.take(size)?;
+        return reads::read_bounded_file(path, limits.max_file_size)
+            .map_err(|r| format!("{name}: {}", refusal_text(&r)));
+    }
+    // A stream named explicitly (`<(helm template .)`, a FIFO, a device): bounded while read.
+    let limit = limits.max_file_size.min(budget.room());
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+    let bytes =
+        reads::read_bounded(file, limit, 0).map_err(|r| format!("{name}: {}", refusal_text(&r)))?;
+    budget.take(bytes.len() as u64)?;
+    Ok(bytes)
+}
+
 fn input(path: &Path, bytes: Vec<u8>, kind: FileKind) -> Input {
     Input {
-        name: path.display().to_string(),
+        name: display_name(path),
         path: Some(path.to_path_buf()),
         bytes,
         kind,
     }
 }
 
-fn walk_dir(root: &Path, forced_kind: Option<FileKind>, out: &mut Discovered) {
+/// Whether an error of the walk is a symbolic link loop (skipped, not an error).
+fn is_loop(error: &ignore::Error) -> bool {
+    match error {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
+        _ => false,
+    }
+}
+
+/// Whether a symbolic link met in a walk may be followed: it resolves inside the walked
+/// directory or another lint root, and not into /proc, /sys or /dev. Dangling links are
+/// skipped quietly (there is nothing to read).
+fn follow_link(path: &Path, roots: &[PathBuf], refused: &Mutex<Vec<String>>) -> bool {
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    if !reads::is_pseudo(&real) && roots.iter().any(|r| real.starts_with(r)) {
+        return true;
+    }
+    if let Ok(mut refused) = refused.lock() {
+        refused.push(format!(
+            "{}: symbolic link leaves the lint root, not read",
+            display_name(path)
+        ));
+    }
+    false
+}
+
+fn walk_dir(
+    root: &Path,
+    forced_kind: Option<FileKind>,
+    limits: &Limits,
+    budget: &mut Budget,
+    out: &mut Discovered,
+) {
+    let mut roots = limits.roots.clone();
+    roots.extend(std::fs::canonicalize(root));
+    let refused = Arc::new(Mutex::new(Vec::new()));
+    let refused_in_filter = Arc::clone(&refused);
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .require_git(false)
+        .follow_links(true)
         .add_custom_ignore_filename(".kubegapignore")
-        .filter_entry(|entry| {
-            !entry
+        .filter_entry(move |entry| {
+            if entry
                 .file_name()
                 .to_str()
                 .is_some_and(|name| VCS_DIRS.contains(&name))
+            {
+                return false;
+            }
+            !entry.path_is_symlink() || follow_link(entry.path(), &roots, &refused_in_filter)
         })
         .sort_by_file_path(Ord::cmp)
         .build();
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
+            Err(e) if is_loop(&e) => {
+                out.warnings
+                    .push(format!("{e}: symbolic link loop, followed once"));
+                continue;
+            }
             Err(e) => {
                 out.errors.push(e.to_string());
                 continue;
@@ -103,22 +348,37 @@ fn walk_dir(root: &Path, forced_kind: Option<FileKind>, out: &mut Discovered) {
         let by_name = kind::detect(path, None);
         let needs_head = by_name.is_none()
             && matches!(
-                path.extension().and_then(|e| e.to_str()),
+                path.extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                    .as_deref(),
                 Some("cfg" | "conf")
             );
         if by_name.is_none() && !needs_head {
             continue;
         }
-        match std::fs::read(path) {
+        match read_file(path, limits, budget) {
             Ok(bytes) => {
                 let kind =
                     by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
+                // `--kind` names the kind of stdin and of explicit files only: a walk reads
+                // only what it recognises.
+                let _ = forced_kind;
                 if let Some(kind) = kind {
-                    let _ = forced_kind;
                     out.inputs.push(input(path, bytes, kind));
                 }
             }
-            Err(e) => out.errors.push(format!("{}: {e}", path.display())),
+            Err(e) if e.is_empty() => {}
+            Err(e) => {
+                out.errors.push(e);
+                if budget.exceeded {
+                    break;
+                }
+            }
         }
     }
+    let refused = refused
+        .lock()
+        .map(|mut r| std::mem::take(&mut *r))
+        .unwrap_or_default();
+    out.warnings.extend(refused);
 }

@@ -75,6 +75,8 @@ pub struct Settings {
     pub severity: BTreeMap<String, Severity>,
     /// Report suppressions that suppressed nothing (`--report-unused-suppressions`).
     pub report_unused_suppressions: bool,
+    /// What may be read besides the inputs, and how much (lint roots, size limit).
+    pub reads: crate::reads::ReadPolicy,
 }
 
 /// A hop in front of the cluster, declared in the configuration (e.g. a CDN).

@@ -13,7 +13,7 @@ use crate::haproxy::{self, HaproxyConfig};
 use crate::k8s::Graph;
 use crate::nginx::{self, NginxConfig};
 use crate::rule::{finding, Context, Sink};
-use crate::rules::{PARSE_ERROR, RULES};
+use crate::rules::{NGINX_INCLUDE_MISSING, PARSE_ERROR, RULES};
 use crate::source::{FileId, FileKind, SourceFile, SourceMap, Span};
 use crate::yaml::{self, Document};
 
@@ -112,41 +112,82 @@ fn parse_finding(error: ParseError) -> Finding {
     f
 }
 
+/// The encoding a byte order mark announces, if it is not UTF-8's.
+fn foreign_bom(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(&[0xFF, 0xFE, 0, 0]) {
+        Some("UTF-32 LE")
+    } else if bytes.starts_with(&[0, 0, 0xFE, 0xFF]) {
+        Some("UTF-32 BE")
+    } else if bytes.starts_with(&[0xFF, 0xFE]) {
+        Some("UTF-16 LE")
+    } else if bytes.starts_with(&[0xFE, 0xFF]) {
+        Some("UTF-16 BE")
+    } else {
+        None
+    }
+}
+
+/// Decodes an input: UTF-8, invalid bytes read as U+FFFD and reported at the first one (nginx
+/// configs excepted: nginx is byte-transparent); a UTF-16 or UTF-32 byte order mark is reported
+/// by name and the file is not parsed.
+fn decode(id: FileId, bytes: Vec<u8>, kind: FileKind) -> (String, Option<ParseError>) {
+    if let Some(encoding) = foreign_bom(&bytes) {
+        return (
+            String::new(),
+            Some(ParseError::new(
+                Span::new(id, 0, 0),
+                format!(
+                    "the file is {encoding} (byte order mark at byte 0); kubegap reads UTF-8: \
+                     convert it, e.g. `iconv -f {} -t UTF-8`",
+                    encoding.replace(' ', "")
+                ),
+            )),
+        );
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(error) => {
+            let at = error.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+            if kind == FileKind::Nginx {
+                return (text, None);
+            }
+            let len = text[at..].chars().next().map_or(0, char::len_utf8);
+            let error = ParseError::new(
+                Span::new(id, at, at + len),
+                format!("invalid UTF-8 at byte {at}; the invalid bytes are read as U+FFFD"),
+            );
+            (text, Some(error))
+        }
+    }
+}
+
 /// Decodes and parses every input. Inputs are sorted by name first (and duplicates dropped), so
 /// file ids do not depend on argument order.
 pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
-    inputs.sort_by(|a, b| a.name.cmp(&b.name));
-    inputs.dedup_by(|a, b| a.name == b.name);
+    inputs.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
     // The same file named twice (`k8s/a.yaml` and `./k8s/a.yaml`, or a directory and a file in
-    // it) is linted once, under the smallest of its names, whatever the argument order.
+    // it) is linted once, under the smallest of its names, whatever the argument order. Files
+    // are told apart by their path, never by their displayed name: two names that display
+    // alike (not UTF-8) or a file named `<stdin>` next to `-` are different inputs.
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    enum Key {
+        Path(PathBuf),
+        Name(String),
+    }
     let mut seen = std::collections::BTreeSet::new();
     inputs.retain(|input| {
-        match input
-            .path
-            .as_deref()
-            .and_then(|p| std::fs::canonicalize(p).ok())
-        {
-            Some(canonical) => seen.insert(canonical),
-            None => true,
-        }
+        seen.insert(match input.path.as_deref() {
+            Some(p) => Key::Path(std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())),
+            None => Key::Name(input.name.clone()),
+        })
     });
     let mut files = SourceMap::default();
     let mut parse_findings = Vec::new();
     for input in inputs {
-        let text = match String::from_utf8(input.bytes) {
-            Ok(text) => text,
-            Err(error) => {
-                let at = error.utf8_error().valid_up_to();
-                let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-                let id = FileId(files.len() as u32);
-                let len = text[at..].chars().next().map_or(0, char::len_utf8);
-                parse_findings.push(parse_finding(ParseError::new(
-                    Span::new(id, at, at + len),
-                    format!("invalid UTF-8 at byte {at}; the invalid bytes are read as U+FFFD"),
-                )));
-                text
-            }
-        };
+        let id = FileId(u32::try_from(files.len()).unwrap_or(u32::MAX));
+        let (text, error) = decode(id, input.bytes, input.kind);
+        parse_findings.extend(error.map(parse_finding));
         files.add(SourceFile::new(input.name, input.path, text, input.kind));
     }
     let ids: Vec<(FileId, FileKind)> = files.iter().map(|(id, f)| (id, f.kind)).collect();
@@ -157,8 +198,14 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         .filter(|(_, k)| *k == FileKind::Nginx)
         .map(|(id, _)| *id)
         .collect();
-    let (nginx, nginx_errors) = nginx::load_all(&nginx_mains, &mut files, settings);
-    parse_findings.extend(nginx_errors.into_iter().map(parse_finding));
+    let loaded = nginx::load_all(&nginx_mains, &mut files, settings);
+    let nginx = loaded.configs;
+    parse_findings.extend(loaded.parse_errors.into_iter().map(parse_finding));
+    parse_findings.extend(loaded.include_errors.into_iter().map(|error| {
+        let mut f = finding(&NGINX_INCLUDE_MISSING, error.span, error.message);
+        f.labels = error.labels;
+        f
+    }));
 
     let files_ref = &files;
     let parsed: Vec<(Vec<Document>, Option<HaproxyConfig>, Vec<ParseError>)> = ids

@@ -128,3 +128,52 @@ impl ParseError {
         }
     }
 }
+
+/// The most characters of input text a message quotes.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// Input text as quoted in a message: at most [`EXCERPT_CHARS`] characters (longer text is cut
+/// and ends with `…`), control characters escaped. Messages quote tokens, never whole lines of
+/// an arbitrary file: a message may be published (a GitHub annotation, SARIF) when the file it
+/// quotes should not be.
+pub fn excerpt(text: &str) -> String {
+    excerpt_n(text, EXCERPT_CHARS)
+}
+
+/// [`excerpt`] with another limit, for messages of libraries that may quote input (at most
+/// `max` characters, at least 2).
+pub fn excerpt_n(text: &str, max: usize) -> String {
+    let max = max.max(2);
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == max - 1 && text.chars().nth(max).is_some() {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_short() {
+        assert_eq!(excerpt("proxy_pass"), "proxy_pass");
+        assert_eq!(excerpt("a\u{0}b\n"), "a\\u{0}b\\n");
+        let long = "9".repeat(1_000_000);
+        let cut = excerpt(&long);
+        assert_eq!(cut.chars().count(), EXCERPT_CHARS);
+        assert!(cut.ends_with('…'));
+        assert_eq!(
+            excerpt(&"x".repeat(EXCERPT_CHARS)),
+            "x".repeat(EXCERPT_CHARS)
+        );
+    }
+}

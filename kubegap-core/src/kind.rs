@@ -8,12 +8,14 @@ use crate::source::FileKind;
 /// Detects the kind of a file from its path and (optionally) the start of its content.
 ///
 /// Returns `None` for files kubegap does not read. `head` should be the first few KiB.
+///
+/// File names that are not UTF-8 are judged by their bytes (the extension of `caf\xe9.yaml` is
+/// `yaml`).
 pub fn detect(path: &Path, head: Option<&[u8]>) -> Option<FileKind> {
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
     let ext = path
         .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
     if let Some("yaml" | "yml" | "json") = ext.as_deref() {
         return Some(FileKind::Yaml);
     }
@@ -215,5 +217,15 @@ mod tests {
         assert!(is_blank(b""));
         assert!(is_blank(b"\n  \n# only a comment\n---\n"));
         assert!(!is_blank(b"---\nkind: Service\n"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.yaml");
+        assert_eq!(detect(Path::new(name), None), Some(FileKind::Yaml));
+        let name = std::ffi::OsStr::from_bytes(b"\xff/nginx.conf");
+        assert_eq!(detect(Path::new(name), None), Some(FileKind::Nginx));
     }
 }

@@ -13,11 +13,14 @@ pub mod diff;
 pub mod engine;
 pub mod finding;
 pub mod fingerprint;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod haproxy;
 pub mod k8s;
 pub mod kind;
 pub mod layout;
 pub mod nginx;
+pub mod reads;
 pub mod reload;
 pub mod rule;
 pub mod rules;

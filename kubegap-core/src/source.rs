@@ -102,9 +102,12 @@ impl SourceFile {
         text: String,
         kind: FileKind,
     ) -> SourceFile {
+        // LF, CRLF and a lone CR (old Mac line ends, which YAML reads as line breaks) each end
+        // a line.
         let mut line_starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
                 line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
             }
         }
@@ -228,6 +231,17 @@ mod tests {
         // `x` is after `bé: ` = 4 characters, 5 bytes.
         let x = f.text.find('x').unwrap() as u32;
         assert_eq!(f.line_col(x), LineCol { line: 2, column: 5 });
+    }
+
+    #[test]
+    fn every_line_end_counts() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let text = ["a: 1", "b: 2", "  c: x"].join(eol);
+            let f = SourceFile::new("t", None, text.clone(), FileKind::Yaml);
+            let x = text.find('x').unwrap() as u32;
+            assert_eq!(f.line_col(x), LineCol { line: 3, column: 6 }, "{eol:?}");
+            assert_eq!(f.line_starts().len(), 3, "{eol:?}");
+        }
     }
 
     #[test]

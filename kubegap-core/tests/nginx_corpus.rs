@@ -23,15 +23,19 @@ fn input(path: &Path) -> Input {
 }
 
 fn parse_errors(path: &Path) -> Vec<(u32, String)> {
+    findings_of(path, "parse-error")
+}
+
+fn findings_of(path: &Path, rule: &str) -> Vec<(u32, String)> {
     let settings = Settings {
-        select: Some(vec!["parse-error".to_string()]),
+        select: Some(vec![rule.to_string()]),
         ..Settings::default()
     };
     let report = lint(vec![input(path)], &settings);
     report
         .findings
         .iter()
-        .filter(|f| f.rule == "parse-error")
+        .filter(|f| f.rule == rule)
         .map(|f| {
             let file = report.files.get(f.span.file);
             (
@@ -128,12 +132,19 @@ fn crossplane_broken_configs_fail_at_the_right_lines() {
         );
     }
     // The include crossplane marks "should never be included" is not: includes are relative
-    // to the main config's directory, so `bar.conf` is missing (as nginx reports it).
-    let errors = parse_errors(&base.join("includes-regular/nginx.conf"));
+    // to the main config's directory, so `bar.conf` is missing (as nginx reports it). It is
+    // not a syntax error but `nginx-include-missing`, at the including file and line.
+    let path = base.join("includes-regular/nginx.conf");
+    assert!(parse_errors(&path).is_empty());
+    let errors = findings_of(&path, "nginx-include-missing");
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0]
-        .1
-        .contains("conf.d/server.conf:5: included file `bar.conf` not found"));
+    assert!(
+        errors[0].1.contains(
+            "conf.d/server.conf:5: `server.conf:5` includes `bar.conf`, not found relative to \
+             the directory of `nginx.conf` (the main configuration)"
+        ),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -154,6 +165,8 @@ fn crossplane_tricky_configs_parse() {
         "messy/nginx.conf",
         "includes-globbed/nginx.conf",
         "with-comments/nginx.conf",
+        // nginx is byte-transparent: bytes that are not UTF-8 are valid.
+        "non-unicode/nginx.conf",
     ] {
         let errors = parse_errors(&base.join(file));
         assert!(errors.is_empty(), "{file}: {errors:?}");

@@ -125,13 +125,29 @@ fn doc_examples_behave_as_documented() {
                 select: Some(vec![rule.id.to_string(), "parse-error".to_string()]),
                 ..example_settings.clone()
             };
+            // nginx examples are files on disk, so their relative includes resolve as nginx
+            // resolves them (beside the example, in an empty directory).
+            let path = (kind == FileKind::Nginx).then(|| {
+                let dir = std::env::temp_dir().join(format!(
+                    "kubegap-rule-docs-{}-{}-{i}",
+                    std::process::id(),
+                    rule.id
+                ));
+                std::fs::create_dir_all(&dir).unwrap();
+                let path = dir.join("nginx.conf");
+                std::fs::write(&path, &code).unwrap();
+                path
+            });
             let input = Input {
                 name: format!("{}-example-{i}", rule.id),
-                path: None,
+                path: path.clone(),
                 bytes: code.into_bytes(),
                 kind,
             };
             let report = lint(vec![input], &settings);
+            if let Some(dir) = path.as_deref().and_then(std::path::Path::parent) {
+                let _ = std::fs::remove_dir_all(dir);
+            }
             let hits = report.findings.iter().filter(|f| f.rule == rule.id).count();
             let parse_errors = report
                 .findings

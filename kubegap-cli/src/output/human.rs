@@ -14,6 +14,41 @@ use kubegap_core::{Finding, Report, Severity, SourceFile};
 /// A source file as miette sees it: text plus the line index kubegap already built.
 struct IndexedSource<'a> {
     file: &'a SourceFile,
+    /// For a file whose lines end with a lone CR: its text with those CRs as LFs (same length,
+    /// same offsets), because miette splits snippet lines at LF only.
+    cr_only: std::sync::OnceLock<Vec<u8>>,
+}
+
+impl<'a> IndexedSource<'a> {
+    fn new(file: &'a SourceFile) -> IndexedSource<'a> {
+        IndexedSource {
+            file,
+            cr_only: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The bytes snippets are cut from.
+    fn bytes(&self) -> &[u8] {
+        let text = self.file.text.as_bytes();
+        // kubegap's line index ends lines at a lone CR too: look at the first line end.
+        let lone_cr = self
+            .file
+            .line_starts()
+            .get(1)
+            .is_some_and(|&s| s > 0 && text.get(s as usize - 1) == Some(&b'\r'));
+        if !lone_cr {
+            return text;
+        }
+        self.cr_only.get_or_init(|| {
+            let mut bytes = text.to_vec();
+            for i in 0..bytes.len() {
+                if bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+                    bytes[i] = b'\n';
+                }
+            }
+            bytes
+        })
+    }
 }
 
 impl SourceCode for IndexedSource<'_> {
@@ -23,7 +58,7 @@ impl SourceCode for IndexedSource<'_> {
         before: usize,
         after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
-        let text = self.file.text.as_bytes();
+        let text = self.bytes();
         let len = text.len();
         let start = span.offset();
         if start > len || start + span.len() > len {
@@ -336,13 +371,13 @@ fn build<'a>(shown: &'a Shown<'a>, f: &Finding) -> Rendered<'a> {
                 code: None,
                 severity: miette::Severity::Advice,
                 help: None,
-                source: IndexedSource { file: lfile },
+                source: IndexedSource::new(lfile),
                 labels: labels_of(lfile, lspan, None, true),
                 related: Vec::new(),
             });
         }
     }
-    finding_diagnostic(f, IndexedSource { file }, Vec::new(), labels, related)
+    finding_diagnostic(f, IndexedSource::new(file), Vec::new(), labels, related)
 }
 
 /// The diagnostic of a finding: `lead` lines, then its notes, its Helm origin and its help
@@ -390,9 +425,7 @@ fn build_without_snippets<'a>(shown: &'a Shown<'a>, f: &Finding) -> Rendered<'a>
     }
     finding_diagnostic(
         f,
-        IndexedSource {
-            file: shown.file(f.span.file),
-        },
+        IndexedSource::new(shown.file(f.span.file)),
         help_lines,
         Vec::new(),
         Vec::new(),

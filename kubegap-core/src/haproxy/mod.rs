@@ -41,7 +41,7 @@ pub use duration::{format_ms, format_timeout, parse_time, Duration, DurationValu
 pub use lexer::Word;
 pub use view::{cite, Address, Effective, LongLived, Origin, Route, Server, View};
 
-use crate::finding::ParseError;
+use crate::finding::{excerpt, ParseError};
 use crate::source::{FileId, Span};
 
 /// HAProxy sections. Keywords HAProxy knows as section headers but kubegap does not model are
@@ -220,7 +220,7 @@ impl Section {
     pub fn describe(&self) -> String {
         let keyword = self.header.keyword();
         match &self.name {
-            Some(name) => format!("{keyword} `{}`", name.text),
+            Some(name) => format!("{keyword} `{}`", excerpt(&name.text)),
             None => keyword.to_string(),
         }
     }
@@ -375,7 +375,7 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                     } else {
                         errors.push(ParseError::new(
                             line.words[0].span,
-                            format!("`{}` without a matching `.if`", line.keyword()),
+                            format!("`{}` without a matching `.if`", excerpt(line.keyword())),
                         ));
                     }
                 }
@@ -406,7 +406,7 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                     line.span,
                     format!(
                         "`{}` is outside any section; HAProxy expects a section header such as `global` or `defaults` first",
-                        line.keyword()
+                        excerpt(line.keyword())
                     ),
                 ));
             }
@@ -420,8 +420,8 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                         word.span,
                         format!(
                             "invalid time `{}` for `{}`: {}",
-                            word.text,
-                            line.span_text_keywords(index),
+                            excerpt(&word.text),
+                            excerpt(&line.span_text_keywords(index)),
                             e.describe()
                         ),
                     ));
@@ -431,9 +431,15 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                 errors.push(ParseError::new(
                     line.span,
                     if line.words.len() < index {
-                        format!("`{}` needs a name and a time value", line.keyword())
+                        format!(
+                            "`{}` needs a name and a time value",
+                            excerpt(line.keyword())
+                        )
                     } else {
-                        format!("`{}` needs a time value", line.span_text_keywords(index))
+                        format!(
+                            "`{}` needs a time value",
+                            excerpt(&line.span_text_keywords(index))
+                        )
                     },
                 ));
             }
@@ -519,7 +525,7 @@ fn open_section(
                     from.span,
                     format!(
                         "defaults section `{}` is not declared before this section",
-                        from.text
+                        excerpt(&from.text)
                     ),
                 ));
             }

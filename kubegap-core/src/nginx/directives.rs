@@ -70,6 +70,7 @@ pub(crate) fn check(name: &Arg, args: &[Arg], block: bool) -> Vec<ParseError> {
     let mut errors = Vec::new();
     let n = name.value.as_str();
     if let Some(&(_, min, max, shape)) = TABLE.iter().find(|(k, ..)| *k == n) {
+        // `n` is a known directive name here: short, no excerpt needed.
         let count = args.len();
         if count < usize::from(min) || (max != MANY && count > usize::from(max)) {
             errors.push(ParseError::new(
@@ -93,7 +94,10 @@ pub(crate) fn check(name: &Arg, args: &[Arg], block: bool) -> Vec<ParseError> {
     if let Some(suggestion) = misspelling_of(n) {
         errors.push(ParseError::new(
             name.span,
-            format!("unknown directive \"{n}\" (did you mean \"{suggestion}\"?)"),
+            format!(
+                "unknown directive \"{}\" (did you mean \"{suggestion}\"?)",
+                crate::finding::excerpt(n)
+            ),
         ));
     }
     errors

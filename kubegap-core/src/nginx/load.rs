@@ -10,13 +10,21 @@
 //!   prefix, kubegap does not read the machine's own `/etc` (the report would depend on where it
 //!   runs) and records the include as unresolved;
 //! - a pattern with glob characters that matches nothing is fine (nginx accepts it); a plain path
-//!   that matches nothing is a parse error, as `nginx -t` reports it.
+//!   that matches nothing is an `nginx-include-missing` finding (as `nginx -t` reports it), and
+//!   so is an include cycle;
+//! - **confinement**: an included file is read only when it is a regular file inside the lint
+//!   roots or the `--nginx-prefix` ([`crate::reads`]); anything else is an
+//!   `nginx-include-missing` finding that names the path ("outside the lint root, not read"),
+//!   never its content. A fragment's search of parent directories stays inside the roots too;
+//! - nginx reads bytes, not characters: bytes that are not UTF-8 are not an error (they are
+//!   read as U+FFFD).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::config::Settings;
-use crate::finding::ParseError;
+use crate::finding::{excerpt, ParseError};
+use crate::reads::{Refusal, Roots};
 use crate::source::{FileId, FileKind, SourceFile, SourceMap, Span};
 
 use super::parse::{parse_file, FileTree};
@@ -41,8 +49,11 @@ struct Loader<'a> {
     by_path: BTreeMap<PathBuf, FileId>,
     /// Syntax errors, once per file.
     errors: Vec<ParseError>,
-    /// Include errors of the configuration being built (they depend on the main file).
+    /// Include problems of the configuration being built (they depend on the main file): the
+    /// `nginx-include-missing` findings, and limits met while splicing (parse errors).
     include_errors: Vec<ParseError>,
+    /// Limits met while splicing the configuration being built (parse errors).
+    limit_errors: Vec<ParseError>,
     /// Directories relative includes are looked up in, for the configuration being built.
     bases: Vec<PathBuf>,
     /// Whether the configuration being built is a fragment (no main context).
@@ -51,14 +62,46 @@ struct Loader<'a> {
     expansions: usize,
     /// Resolved include patterns (candidate path → files), so repeated includes touch the disk
     /// once.
-    resolved: BTreeMap<PathBuf, Vec<PathBuf>>,
+    resolved: BTreeMap<PathBuf, Expansion>,
+    /// What may be read.
+    roots: Roots,
     /// Paths already mapped to a file id, before canonicalisation.
     by_raw_path: BTreeMap<PathBuf, FileId>,
     read_count: usize,
+    /// Bytes read through includes so far: together bounded by `--max-file-size` too.
+    included_bytes: u64,
 }
 
 fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// What one include candidate expands to: files that may be read, and matches that may not.
+#[derive(Clone, Debug, Default)]
+struct Expansion {
+    files: Vec<PathBuf>,
+    /// (the path as shown: the pattern, or a glob match's file name; why it was not read).
+    refused: Vec<(Option<String>, String)>,
+}
+
+/// The directory an input file's relative paths start from (a lint root).
+fn input_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// What `nginx -t` and kubegap agree an nginx load produced: configurations, syntax errors (once
+/// per file) and include problems (`nginx-include-missing`, only for reported configurations).
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// One configuration per main file.
+    pub configs: Vec<NginxConfig>,
+    /// Syntax errors and limits met (`parse-error`).
+    pub parse_errors: Vec<ParseError>,
+    /// Missing, cyclic or refused includes (`nginx-include-missing`).
+    pub include_errors: Vec<ParseError>,
 }
 
 /// Parses every nginx main file, adding included files to `files`. Never fails.
@@ -66,17 +109,25 @@ fn canonical(path: &Path) -> PathBuf {
 /// Runs sequentially, in the order of `mains`, so file ids stay deterministic. Returns one
 /// configuration per main file that no other input includes (see the module documentation of
 /// [`crate::nginx`]), and every parse and include error once.
-pub fn load_all(
-    mains: &[FileId],
-    files: &mut SourceMap,
-    settings: &Settings,
-) -> (Vec<NginxConfig>, Vec<ParseError>) {
+pub fn load_all(mains: &[FileId], files: &mut SourceMap, settings: &Settings) -> Loaded {
     let mut by_path = BTreeMap::new();
     for (id, f) in files.iter() {
         if let Some(p) = &f.path {
             by_path.entry(canonical(p)).or_insert(id);
         }
     }
+    // The directory of every input is a root, and so is the prefix the user gave. (Built only
+    // when there is an nginx config, each directory once: runs of 100k files stay cheap.)
+    let dirs: BTreeSet<&Path> = if mains.is_empty() {
+        BTreeSet::new()
+    } else {
+        files
+            .iter()
+            .filter_map(|(_, f)| f.path.as_deref().map(input_dir))
+            .chain(settings.nginx_prefix.as_deref())
+            .collect()
+    };
+    let roots = Roots::new(&settings.reads, dirs);
     let mut loader = Loader {
         files,
         settings,
@@ -84,18 +135,24 @@ pub fn load_all(
         by_path,
         errors: Vec::new(),
         include_errors: Vec::new(),
+        limit_errors: Vec::new(),
         bases: Vec::new(),
         fragment: false,
         expansions: 0,
         resolved: BTreeMap::new(),
+        roots,
         by_raw_path: BTreeMap::new(),
         read_count: 0,
+        included_bytes: 0,
     };
     let mut configs = Vec::new();
     let mut config_errors = Vec::new();
     for main in mains {
         configs.push(loader.config(*main));
-        config_errors.push(std::mem::take(&mut loader.include_errors));
+        config_errors.push((
+            std::mem::take(&mut loader.include_errors),
+            std::mem::take(&mut loader.limit_errors),
+        ));
     }
 
     // Drop inputs that another input includes (unless they include each other: then the one
@@ -116,17 +173,25 @@ pub fn load_all(
         })
         .collect();
     let mut errors = loader.errors;
-    for (kept, include_errors) in keep.iter().zip(config_errors) {
+    let mut includes = Vec::new();
+    for (kept, (include_errors, limit_errors)) in keep.iter().zip(config_errors) {
         if *kept {
-            errors.extend(include_errors);
+            includes.extend(include_errors);
+            errors.extend(limit_errors);
         }
     }
     let mut k = keep.into_iter();
     configs.retain(|_| k.next().unwrap_or(true));
 
-    errors.sort_by(|a, b| (a.span, &a.message).cmp(&(b.span, &b.message)));
-    errors.dedup();
-    (configs, errors)
+    for list in [&mut errors, &mut includes] {
+        list.sort_by(|a, b| (a.span, &a.message).cmp(&(b.span, &b.message)));
+        list.dedup();
+    }
+    Loaded {
+        configs,
+        parse_errors: errors,
+        include_errors: includes,
+    }
 }
 
 impl Loader<'_> {
@@ -170,8 +235,16 @@ impl Loader<'_> {
         self.bases = main_dir.iter().cloned().collect();
         if self.fragment {
             if let Some(dir) = &main_dir {
-                self.bases
-                    .extend(dir.ancestors().skip(1).take(3).map(Path::to_path_buf));
+                // Only ancestors inside the roots are searched: a fragment's includes must not
+                // find files beside the repository.
+                let roots = &self.roots;
+                self.bases.extend(
+                    dir.ancestors()
+                        .skip(1)
+                        .take(3)
+                        .filter(|d| roots.may_search(d))
+                        .map(Path::to_path_buf),
+                );
             }
             self.bases
                 .extend(self.settings.nginx_prefix.iter().cloned());
@@ -199,7 +272,7 @@ impl Loader<'_> {
         self.expansions += 1;
         if self.expansions == MAX_EXPANSIONS {
             if let Some(span) = via.map(|v| config.get(v).span) {
-                self.include_errors.push(ParseError::new(
+                self.limit_errors.push(ParseError::new(
                     span,
                     "too many includes: more than 20,000 files spliced into one configuration; \
                      the rest are not read",
@@ -221,13 +294,13 @@ impl Loader<'_> {
             if config.directives.len() >= MAX_DIRECTIVES {
                 let span = tree.directives[local].span;
                 if self
-                    .include_errors
+                    .limit_errors
                     .iter()
                     .any(|e| e.message.starts_with("configuration too large"))
                 {
                     return;
                 }
-                self.include_errors.push(ParseError::new(
+                self.limit_errors.push(ParseError::new(
                     span,
                     "configuration too large: more than 1,000,000 directives after includes",
                 ));
@@ -260,7 +333,8 @@ impl Loader<'_> {
             }
             if raw.name.value == "include" && raw.block.is_none() && raw.args.len() == 1 {
                 let pattern = raw.args[0].clone();
-                let span = raw.span;
+                // Every include problem points at the pattern, as a missing file does.
+                let span = pattern.span;
                 let targets = self.resolve(config, id, &pattern.value, pattern.span);
                 for target in targets {
                     if let Some(start) = chain.iter().position(|f| *f == target) {
@@ -268,7 +342,7 @@ impl Loader<'_> {
                         if self
                             .include_errors
                             .iter()
-                            .any(|e| e.span == span && e.message.starts_with("include cycle"))
+                            .any(|e| e.span == span && e.message.contains("an include cycle"))
                         {
                             continue;
                         }
@@ -284,14 +358,16 @@ impl Loader<'_> {
                                     .unwrap_or(&file.name)
                             })
                             .collect();
-                        self.include_errors.push(ParseError::new(
-                            span,
-                            format!("include cycle: {}", names.join(" → ")),
-                        ));
+                        let message = format!(
+                            "{}, an include cycle: {}",
+                            self.includes(span, &pattern.value),
+                            names.join(" → ")
+                        );
+                        self.include_errors.push(ParseError::new(span, message));
                         continue;
                     }
                     if chain.len() > MAX_INCLUDE_DEPTH {
-                        self.include_errors.push(ParseError::new(
+                        self.limit_errors.push(ParseError::new(
                             span,
                             format!("includes nested deeper than {MAX_INCLUDE_DEPTH} levels"),
                         ));
@@ -306,7 +382,20 @@ impl Loader<'_> {
         }
     }
 
-    /// Files an include pattern names, sorted as nginx's glob does. Reports missing files.
+    /// `` `geo.conf:75` includes `geo-ranges.conf` ``: the start of every include message, naming
+    /// the including file and line (the main configuration may be another file).
+    fn includes(&self, span: Span, pattern: &str) -> String {
+        let file = self.files.get(span.file);
+        let line = file.line_col(span.start).line;
+        format!(
+            "`{}:{line}` includes `{}`",
+            excerpt(file.base_name()),
+            excerpt(pattern)
+        )
+    }
+
+    /// Files an include pattern names, sorted as nginx's glob does. Reports missing, cyclic and
+    /// refused files.
     fn resolve(
         &mut self,
         config: &mut NginxConfig,
@@ -342,6 +431,7 @@ impl Loader<'_> {
             }
             candidates.extend(self.bases.iter().map(|b| b.join(pattern_path)));
         }
+        let mut refused: Vec<(Option<String>, String)> = Vec::new();
         for candidate in &candidates {
             let found = match self.resolved.get(candidate) {
                 Some(found) => found.clone(),
@@ -351,15 +441,23 @@ impl Loader<'_> {
                     found
                 }
             };
-            if !found.is_empty() {
+            if refused.is_empty() {
+                refused = found.refused;
+            }
+            if !found.files.is_empty() {
                 let mut ids = Vec::new();
-                for path in found {
-                    if let Some(id) = self.file_id(&path, span) {
+                for path in found.files {
+                    if let Some(id) = self.file_id(&path, span, pattern) {
                         ids.push(id);
                     }
                 }
+                self.report_refused(span, pattern, refused);
                 return ids;
             }
+        }
+        if !refused.is_empty() {
+            self.report_refused(span, pattern, refused);
+            return Vec::new();
         }
         if self.fragment && !pattern_path.is_absolute() {
             config.unresolved_includes.push(include);
@@ -377,39 +475,94 @@ impl Loader<'_> {
                     .and_then(Path::file_name)
                     .and_then(|n| n.to_str())
                     .unwrap_or(&main.name);
-                format!("relative to the directory of `{main_name}`, as nginx resolves it")
+                let whose = if config.file == span.file {
+                    String::new()
+                } else {
+                    " (the main configuration)".to_string()
+                };
+                format!(
+                    "relative to the directory of `{}`{whose}, as nginx resolves it",
+                    excerpt(main_name)
+                )
             };
-            let error = ParseError::new(
-                span,
-                format!("included file `{pattern}` not found {where_}"),
-            );
-            self.include_errors.push(error);
+            let message = format!("{}, not found {where_}", self.includes(span, pattern));
+            self.include_errors.push(ParseError::new(span, message));
         }
         Vec::new()
     }
 
-    /// Matching regular files, sorted (nginx sorts glob results).
-    fn expand(&self, candidate: &Path, has_glob: bool) -> Vec<PathBuf> {
-        if !has_glob {
-            return if candidate.is_file() {
-                vec![candidate.to_path_buf()]
-            } else {
-                Vec::new()
+    fn report_refused(
+        &mut self,
+        span: Span,
+        pattern: &str,
+        refused: Vec<(Option<String>, String)>,
+    ) {
+        for (shown, why) in refused {
+            let message = match shown {
+                None => format!("{}, {why}", self.includes(span, pattern)),
+                Some(name) => format!(
+                    "{}: `{}` is {why}",
+                    self.includes(span, pattern),
+                    excerpt(&name)
+                ),
             };
+            self.include_errors.push(ParseError::new(span, message));
+        }
+    }
+
+    /// Matching regular files that may be read, sorted (nginx sorts glob results), and the
+    /// matches that may not. Nothing outside the roots is listed or read.
+    fn expand(&self, candidate: &Path, has_glob: bool) -> Expansion {
+        let mut out = Expansion::default();
+        if !has_glob {
+            match self.roots.check(candidate) {
+                Ok(_) => out.files.push(candidate.to_path_buf()),
+                Err(Refusal::NotFound) => {}
+                Err(refusal) => out.refused.push((None, refusal.to_string())),
+            }
+            return out;
+        }
+        // The directory the glob starts in: its components before the first glob character.
+        let fixed: PathBuf = candidate
+            .components()
+            .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[']))
+            .collect();
+        if !self.roots.may_search(&fixed) {
+            let why = if crate::reads::is_pseudo(&crate::reads::best_canonical(&fixed)) {
+                Refusal::Pseudo
+            } else {
+                Refusal::OutsideRoots
+            };
+            out.refused.push((None, why.to_string()));
+            return out;
         }
         let Some(text) = candidate.to_str() else {
-            return Vec::new();
+            return out;
         };
         let Ok(paths) = glob::glob(text) else {
-            return Vec::new();
+            return out;
         };
-        let mut found: Vec<PathBuf> = paths.flatten().filter(|p| p.is_file()).collect();
+        let mut found: Vec<PathBuf> = paths.flatten().collect();
         found.sort();
-        found
+        for path in found {
+            match self.roots.check(&path) {
+                Ok(_) => out.files.push(path),
+                // Directories match globs too; nginx skips them.
+                Err(Refusal::NotFound | Refusal::NotRegular) => {}
+                Err(refusal) => {
+                    let name = path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    out.refused.push((Some(name), refusal.to_string()));
+                }
+            }
+        }
+        out
     }
 
     /// The id of a file on disk, reading and adding it when it is not in the map yet.
-    fn file_id(&mut self, path: &Path, span: Span) -> Option<FileId> {
+    fn file_id(&mut self, path: &Path, span: Span, pattern: &str) -> Option<FileId> {
         if let Some(id) = self.by_raw_path.get(path) {
             return Some(*id);
         }
@@ -425,30 +578,31 @@ impl Loader<'_> {
             ));
             return None;
         }
-        let bytes = match std::fs::read(path) {
+        let limit = self.settings.reads.max_file_size;
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        if self.included_bytes.saturating_add(size) > limit {
+            let message = format!(
+                "{}, not read: the included files together would exceed --max-file-size ({})",
+                self.includes(span, pattern),
+                crate::reads::format_size(limit)
+            );
+            self.include_errors.push(ParseError::new(span, message));
+            return None;
+        }
+        let bytes = match self.roots.read(path) {
             Ok(bytes) => bytes,
-            Err(error) => {
-                self.errors.push(ParseError::new(
-                    span,
-                    format!("cannot read included file `{}`: {error}", path.display()),
-                ));
+            Err(refusal) => {
+                let message = format!("{}, {refusal}", self.includes(span, pattern));
+                self.include_errors.push(ParseError::new(span, message));
                 return None;
             }
         };
         self.read_count += 1;
-        let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        self.included_bytes = self.included_bytes.saturating_add(bytes.len() as u64);
+        // nginx is byte-transparent: bytes that are not UTF-8 are valid (read as U+FFFD).
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
-            Err(error) => {
-                let at = error.utf8_error().valid_up_to();
-                let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-                let len = text[at..].chars().next().map_or(0, char::len_utf8);
-                self.errors.push(ParseError::new(
-                    Span::new(id, at, at + len),
-                    format!("invalid UTF-8 at byte {at}; the invalid bytes are read as U+FFFD"),
-                ));
-                text
-            }
+            Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
         };
         let id = self.files.add(SourceFile::new(
             path.display().to_string(),

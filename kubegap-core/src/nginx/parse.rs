@@ -4,7 +4,7 @@
 //! comment only at the start of a word. `*_by_lua_block` bodies are skipped as opaque text.
 //! No recursion: blocks use a stack. Checked against `nginx -t` on generated inputs.
 
-use crate::finding::{Label, ParseError};
+use crate::finding::{excerpt, Label, ParseError};
 use crate::source::{FileId, Span};
 
 use super::directives;
@@ -450,7 +450,7 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                             span: Span::new(file, text.len(), text.len()),
                             message: format!(
                                 "unexpected end of file: `{}` block is never closed",
-                                name.value
+                                excerpt(&name.value)
                             ),
                             labels: vec![Label {
                                 span: name.span,
@@ -494,7 +494,10 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                     let d = unterminated(&mut words);
                     let mut error = ParseError::new(
                         d.name.span,
-                        format!("directive \"{}\" is not terminated by \";\"", d.name.value),
+                        format!(
+                            "directive \"{}\" is not terminated by \";\"",
+                            excerpt(&d.name.value)
+                        ),
                     );
                     error.labels.push(Label {
                         span: close,
@@ -524,7 +527,7 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                         d.name.span,
                         format!(
                             "directive \"{}\" is not terminated by \";\" (unexpected end of file)",
-                            d.name.value
+                            excerpt(&d.name.value)
                         ),
                     ));
                     push(&mut tree, &stack, d);
@@ -535,7 +538,7 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                         span: eof,
                         message: format!(
                             "unexpected end of file, expecting \"}}\" to close `{}`",
-                            d.name.value
+                            excerpt(&d.name.value)
                         ),
                         labels: vec![Label {
                             span: d.span,

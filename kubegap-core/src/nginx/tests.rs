@@ -16,7 +16,10 @@ fn load_text(text: &str) -> (SourceMap, NginxConfig, Vec<ParseError>) {
         text.to_string(),
         FileKind::Nginx,
     ));
-    let (mut configs, errors) = load_all(&[id], &mut files, &Settings::default());
+    let loaded = load_all(&[id], &mut files, &Settings::default());
+    let mut configs = loaded.configs;
+    let mut errors = loaded.parse_errors;
+    errors.extend(loaded.include_errors);
     let config = configs.remove(0);
     (files, config, errors)
 }
@@ -63,8 +66,11 @@ fn load_paths(
             ))
         })
         .collect();
-    let (configs, errors) = load_all(&ids, &mut files, settings);
-    (files, configs, errors)
+    // Syntax errors first, then include problems (`nginx-include-missing`).
+    let loaded = load_all(&ids, &mut files, settings);
+    let mut errors = loaded.parse_errors;
+    errors.extend(loaded.include_errors);
+    (files, loaded.configs, errors)
 }
 
 #[test]
@@ -362,7 +368,7 @@ fn includes_globs_relative_to_the_main_directory() {
 }
 
 #[test]
-fn missing_include_and_cycles_are_parse_errors() {
+fn missing_include_and_cycles_are_include_problems() {
     let dir = scratch("cycle");
     let main = write(
         &dir,
@@ -371,13 +377,32 @@ fn missing_include_and_cycles_are_parse_errors() {
     );
     write(&dir, "a.conf", "include b.conf;\n");
     write(&dir, "b.conf", "include a.conf;\n");
-    let (_, configs, errors) = load_paths(&[main], &Settings::default());
-    assert_eq!(configs.len(), 1);
-    let msgs = messages(&errors);
+    let mut files = SourceMap::default();
+    let id = files.add(SourceFile::new(
+        "nginx.conf",
+        Some(main.clone()),
+        std::fs::read_to_string(&main).unwrap(),
+        FileKind::Nginx,
+    ));
+    let loaded = load_all(&[id], &mut files, &Settings::default());
+    assert_eq!(loaded.configs.len(), 1);
+    assert!(loaded.parse_errors.is_empty(), "{:?}", loaded.parse_errors);
+    let msgs = messages(&loaded.include_errors);
     assert_eq!(msgs.len(), 2, "{msgs:?}");
-    assert!(msgs[0].starts_with("included file `missing.conf` not found"));
-    assert!(msgs[1].starts_with("include cycle:"), "{msgs:?}");
-    assert!(msgs[1].ends_with("a.conf"));
+    assert_eq!(
+        msgs[0],
+        "`nginx.conf:3` includes `missing.conf`, not found relative to the directory of \
+         `nginx.conf`, as nginx resolves it"
+    );
+    // The cycle is reported at the include that closes it, in b.conf, and says so.
+    assert_eq!(
+        msgs[1],
+        "`b.conf:1` includes `a.conf`, an include cycle: a.conf → b.conf → a.conf"
+    );
+    assert_eq!(
+        files.get(loaded.include_errors[1].span.file).base_name(),
+        "b.conf"
+    );
 }
 
 #[test]
@@ -386,7 +411,7 @@ fn self_include_is_a_cycle() {
     let main = write(&dir, "nginx.conf", "events {}\ninclude nginx.conf;\n");
     let (_, _, errors) = load_paths(&[main], &Settings::default());
     assert_eq!(errors.len(), 1);
-    assert!(errors[0].message.starts_with("include cycle"));
+    assert!(errors[0].message.contains("an include cycle"));
 }
 
 #[test]
@@ -445,7 +470,10 @@ fn fragments_look_for_relative_includes_in_ancestors() {
         "sites-enabled/app.conf",
         "server { listen 80; include snippets/proxy.conf; include unknown/x.conf;\n location /ws { proxy_pass http://a; } }\n",
     );
-    let (_, configs, errors) = load_paths(&[site], &Settings::default());
+    // The parent directories searched are inside the lint root (`dir`, as `kubegap lint dir`).
+    let mut settings = Settings::default();
+    settings.reads.roots.push(dir.clone());
+    let (_, configs, errors) = load_paths(std::slice::from_ref(&site), &settings);
     assert!(errors.is_empty(), "{errors:?}");
     let cfg = &configs[0];
     assert!(!cfg.is_complete());
@@ -455,6 +483,98 @@ fn fragments_look_for_relative_includes_in_ancestors() {
         cfg.proxy_read_timeout(Some(pass)).value,
         Duration::from_secs(3600)
     );
+    // Linting the fragment alone, its parent directory is outside the lint root: not searched.
+    let (_, configs, errors) = load_paths(&[site], &Settings::default());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(configs[0].unresolved_includes.len(), 2);
+}
+
+#[test]
+fn includes_outside_the_roots_are_not_read() {
+    let dir = scratch("escape");
+    write(&dir, "secret.env", "TOKEN=abc\n");
+    write(&dir, "other/x.conf", "TOKEN=abc\n");
+    let main = write(
+        &dir,
+        "repo/nginx.conf",
+        "events {}\nhttp {\n include ../secret.env;\n include ../other/*.conf;\n include /proc/self/environ;\n}\n",
+    );
+    let (files, _, errors) = load_paths(std::slice::from_ref(&main), &Settings::default());
+    // Nothing outside `repo/` was read; each include is named, with its line.
+    assert_eq!(files.len(), 1);
+    let msgs = messages(&errors);
+    assert_eq!(
+        msgs,
+        [
+            "`nginx.conf:3` includes `../secret.env`, outside the lint root, not read",
+            "`nginx.conf:4` includes `../other/*.conf`, outside the lint root, not read",
+        ]
+    );
+    // `--nginx-prefix /` makes the whole machine a root (the user said so), never /proc.
+    let mut settings = Settings {
+        nginx_prefix: Some(PathBuf::from("/")),
+        ..Settings::default()
+    };
+    let (files, _, errors) = load_paths(&[main], &settings);
+    assert_eq!(files.len(), 3);
+    let includes: Vec<&str> = messages(&errors)
+        .into_iter()
+        .filter(|m| m.contains("includes"))
+        .collect();
+    assert_eq!(
+        includes,
+        ["`nginx.conf:5` includes `/proc/self/environ`, in a pseudo file system (/proc, /sys, /dev), not read"]
+    );
+    // Allowed explicitly: read (and /proc still is not).
+    settings.nginx_prefix = None;
+    settings.reads.allow_outside_roots = true;
+    let (files, _, errors) = load_paths(&[dir.join("repo/nginx.conf")], &settings);
+    assert_eq!(files.len(), 3);
+    assert!(
+        errors.iter().all(|e| !e.message.contains("outside")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn included_files_together_are_bounded_by_the_size_limit() {
+    let dir = scratch("include-bytes");
+    for name in ["a", "b", "c"] {
+        write(
+            &dir,
+            &format!("inc/{name}.conf"),
+            &format!("# {}\n", "x".repeat(100)),
+        );
+    }
+    let main = write(
+        &dir,
+        "nginx.conf",
+        "events {}\nhttp { include inc/*.conf; }\n",
+    );
+    let mut settings = Settings::default();
+    settings.reads.max_file_size = 250;
+    let (files, _, errors) = load_paths(&[main], &settings);
+    // Two files fit in 250 bytes, the third does not.
+    assert_eq!(files.len(), 3);
+    assert_eq!(
+        messages(&errors),
+        ["`nginx.conf:2` includes `inc/*.conf`, not read: the included files together would exceed --max-file-size (250 bytes)"]
+    );
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_valid_nginx() {
+    let dir = scratch("bytes");
+    write(&dir, "inc.conf", "");
+    std::fs::write(dir.join("inc.conf"), b"map $a $b { \xff\xfe 1; }\n").unwrap();
+    let main = write(
+        &dir,
+        "nginx.conf",
+        "events {}\nhttp { include inc.conf; }\n",
+    );
+    let (_, configs, errors) = load_paths(&[main], &Settings::default());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(configs[0].files.len(), 2);
 }
 
 #[test]
@@ -520,7 +640,7 @@ fn include_fan_out_is_bounded() {
     assert_eq!(configs.len(), 1);
     assert!(errors
         .iter()
-        .all(|e| e.message.starts_with("include cycle") || e.message.starts_with("too many")));
+        .all(|e| e.message.contains("an include cycle") || e.message.starts_with("too many")));
     // One cycle report per include directive at most, plus the cap.
     assert!(errors.len() <= 11, "{}", errors.len());
     assert!(!configs[0].servers().is_empty());

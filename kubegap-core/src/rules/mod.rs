@@ -53,6 +53,7 @@ mod k8s_rollout_removes_all_backends;
 mod k8s_service_selects_nothing;
 mod k8s_service_target_port_missing;
 mod lb_websocket_lifetime_capped;
+mod nginx_include_missing;
 mod nginx_no_worker_shutdown_timeout;
 mod nginx_retry_non_idempotent;
 mod nginx_static_order_roundrobin;
@@ -66,6 +67,7 @@ mod unknown_suppression;
 mod unused_suppression;
 mod yaml_duplicate_key;
 
+pub use nginx_include_missing::NGINX_INCLUDE_MISSING;
 pub use parse_error::PARSE_ERROR;
 pub use unknown_suppression::UNKNOWN_SUPPRESSION;
 pub use unused_suppression::UNUSED_SUPPRESSION;
@@ -115,6 +117,7 @@ pub static RULES: &[&Rule] = &[
     &k8s_service_selects_nothing::K8S_SERVICE_SELECTS_NOTHING,
     &k8s_service_target_port_missing::K8S_SERVICE_TARGET_PORT_MISSING,
     &lb_websocket_lifetime_capped::LB_WEBSOCKET_LIFETIME_CAPPED,
+    &nginx_include_missing::NGINX_INCLUDE_MISSING,
     &nginx_no_worker_shutdown_timeout::NGINX_NO_WORKER_SHUTDOWN_TIMEOUT,
     &nginx_retry_non_idempotent::NGINX_RETRY_NON_IDEMPOTENT,
     &nginx_static_order_roundrobin::NGINX_STATIC_ORDER_ROUNDROBIN,

@@ -47,7 +47,8 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for doc in cx.documents {
         for (first, dup) in &doc.duplicates {
-            let key = doc.node(*dup).as_str().unwrap_or_default();
+            // A key may be any scalar of the input: quote a short excerpt only.
+            let key = crate::finding::excerpt(doc.node(*dup).as_str().unwrap_or_default());
             sink.report(
                 doc.span(*dup),
                 format!("duplicate key `{key}`; kubectl keeps this value, other tools the first"),

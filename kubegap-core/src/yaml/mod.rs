@@ -770,7 +770,11 @@ fn scan_error(file: FileId, text: &str, error: &ScanError) -> ParseError {
     let at = (byte_of(error.marker()) as usize).min(text.len());
     // Point at one character, so the diagnostic underlines something.
     let len = text[at..].chars().next().map_or(0, char::len_utf8);
-    let mut message = format!("invalid YAML: {}", error.kind());
+    // The parser's message may quote the input: keep it short (see `finding::excerpt`).
+    let mut message = format!(
+        "invalid YAML: {}",
+        crate::finding::excerpt_n(&error.kind().to_string(), 120)
+    );
     if matches!(
         error.kind(),
         granit_parser::ErrorKind::RecursionLimitExceeded

@@ -1,0 +1,114 @@
+//! Entry points of the fuzz targets in `fuzz/` (cargo-fuzz), shared with the seed-replay test
+//! `kubegap-core/tests/fuzz_seeds.rs`: a crash the fuzzer found stays fixed even where the
+//! fuzzer cannot run. Each entry takes arbitrary bytes and must return without panicking.
+
+use std::path::PathBuf;
+
+use crate::source::FileId;
+use crate::{lint, FileKind, Input, Settings};
+
+fn text(data: &[u8]) -> String {
+    String::from_utf8_lossy(data).into_owned()
+}
+
+/// The YAML layer: the event parser and the arena tree, then every accessor rules use on
+/// the documents (through the object graph).
+pub fn yaml(data: &[u8]) {
+    let text = text(data);
+    let (docs, _) = crate::yaml::parse_stream(FileId(0), &text);
+    let graph = crate::k8s::Graph::build(&docs);
+    let _ = graph.object_count();
+}
+
+/// The haproxy parser and model: parse, then the whole lint of the file (every rule reads the
+/// model).
+pub fn haproxy(data: &[u8]) {
+    let (_config, _errors) = crate::haproxy::parse(FileId(0), &text(data));
+    lint_as(data, FileKind::Haproxy);
+}
+
+/// The nginx parser: one file, no includes (no path).
+pub fn nginx(data: &[u8]) {
+    lint_as(data, FileKind::Nginx);
+}
+
+/// The nginx loader with includes: the bytes are split at NUL bytes into `nginx.conf` and
+/// include files (`a.conf`, `conf.d/b.conf`, …, the names every include pattern in the
+/// dictionary uses), written to a scratch directory (on `/dev/shm`, in memory, where it
+/// exists), then linted from `nginx.conf`.
+pub fn nginx_includes(data: &[u8]) {
+    const NAMES: &[&str] = &[
+        "nginx.conf",
+        "a.conf",
+        "conf.d/b.conf",
+        "conf.d/c.conf",
+        "snippets/d.conf",
+        "mime.types",
+    ];
+    let base = if std::path::Path::new("/dev/shm").is_dir() {
+        PathBuf::from("/dev/shm")
+    } else {
+        std::env::temp_dir()
+    };
+    let dir = base.join(format!("kubegap-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["conf.d", "snippets"] {
+        if std::fs::create_dir_all(dir.join(sub)).is_err() {
+            return;
+        }
+    }
+    let mut parts = data.split(|b| *b == 0);
+    for name in NAMES {
+        let part = parts.next().unwrap_or(b"");
+        if std::fs::write(dir.join(name), part).is_err() {
+            return;
+        }
+    }
+    let main = dir.join("nginx.conf");
+    let settings = Settings {
+        nginx_prefix: Some(dir.clone()),
+        ..Settings::default()
+    };
+    let bytes = std::fs::read(&main).unwrap_or_default();
+    let _ = lint(
+        vec![Input {
+            name: "nginx.conf".into(),
+            path: Some(main),
+            bytes,
+            kind: FileKind::Nginx,
+        }],
+        &settings,
+    );
+}
+
+/// The whole lint of one in-memory file; the first byte picks the kind.
+pub fn lint_one(data: &[u8]) {
+    let Some((first, rest)) = data.split_first() else {
+        return;
+    };
+    let kind = match first % 3 {
+        0 => FileKind::Yaml,
+        1 => FileKind::Haproxy,
+        _ => FileKind::Nginx,
+    };
+    lint_as(rest, kind);
+}
+
+/// The configuration file (`.kubegap.yaml`), without following `extends:`.
+pub fn config(data: &[u8]) {
+    let mut settings = Settings::default();
+    let _ = settings.apply_yaml(&text(data), &|id| crate::rules::find(id).is_some());
+}
+
+fn lint_as(data: &[u8], kind: FileKind) {
+    let settings = Settings::default();
+    let _ = lint(
+        vec![Input {
+            name: "input".into(),
+            path: None,
+            bytes: data.to_vec(),
+            kind,
+        }],
+        &settings,
+    );
+}

@@ -1,0 +1,387 @@
+//! What kubegap may read: the lint roots, the files beneath them, and bounds on what it holds.
+//!
+//! kubegap's input is untrusted (it lints pull requests, including forks'), its output is often
+//! public (annotations, SARIF) and the machine it runs on holds secrets. So a file *named by the
+//! input* (an nginx `include`, today; the configuration's `extends:` may use the same policy) is
+//! only read when it is a regular file inside the **lint roots** (the directories given, the
+//! directory of each file given, the repository root when run in a git work tree) or inside an
+//! explicitly given `--nginx-prefix`. `/proc`, `/sys` and `/dev` are never read that way, even
+//! with `--allow-read-outside-root`, and neither are FIFOs, sockets or devices. Every read is
+//! bounded by the per-file size limit (`--max-file-size`).
+//!
+//! See docs/RELIABILITY.md for the threat model and the tests behind each guarantee.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// The default per-file size limit: 256 MiB.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
+
+/// Pseudo file systems whose files are never read through the input, whatever the roots.
+const PSEUDO: &[&str] = &["/proc", "/sys", "/dev"];
+
+/// The read policy of one run (part of [`crate::Settings`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadPolicy {
+    /// Directories beneath which files named by the input may be read, besides the directory of
+    /// every input file (always a root). The CLI adds the directories it was given and the root
+    /// of the git work tree it runs in.
+    pub roots: Vec<PathBuf>,
+    /// `--allow-read-outside-root`: files outside the roots may be read (pseudo file systems
+    /// and non-regular files still are not).
+    pub allow_outside_roots: bool,
+    /// `--max-file-size`: larger files are refused before they are read.
+    pub max_file_size: u64,
+}
+
+impl Default for ReadPolicy {
+    fn default() -> ReadPolicy {
+        ReadPolicy {
+            roots: Vec::new(),
+            allow_outside_roots: false,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+        }
+    }
+}
+
+/// Why a file named by the input was not read. Messages name the path, never content.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The file does not exist (or a component of its path does not).
+    NotFound,
+    /// The file resolves outside every lint root.
+    OutsideRoots,
+    /// The file is in `/proc`, `/sys` or `/dev`.
+    Pseudo,
+    /// Not a regular file (a directory, FIFO, socket or device).
+    NotRegular,
+    /// Larger than `--max-file-size`.
+    TooLarge {
+        /// The size seen (at least the limit plus one when read from a stream).
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The read failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NotFound => f.write_str("not found"),
+            Refusal::OutsideRoots => f.write_str("outside the lint root, not read"),
+            Refusal::Pseudo => f.write_str("in a pseudo file system (/proc, /sys, /dev), not read"),
+            Refusal::NotRegular => f.write_str("not a regular file, not read"),
+            Refusal::TooLarge { size, limit } => write!(
+                f,
+                "larger than --max-file-size ({} > {}), not read",
+                format_size(*size),
+                format_size(*limit)
+            ),
+            Refusal::Io(e) => write!(f, "cannot be read: {}", io_kind(e)),
+        }
+    }
+}
+
+/// An I/O error without its OS-specific text (messages must read the same on every machine).
+fn io_kind(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::NotFound => "not found".into(),
+        _ => "I/O error".into(),
+    }
+}
+
+/// `256 MiB`, `1.5 KiB`, `17 bytes`.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: &[(u64, &str)] = &[(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, unit) in UNITS {
+        if bytes >= *size {
+            let whole = bytes / size;
+            let tenth = (bytes % size) * 10 / size;
+            return if tenth == 0 {
+                format!("{whole} {unit}")
+            } else {
+                format!("{whole}.{tenth} {unit}")
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// Parses `256M`, `256MiB`, `1G`, `4096`, `10k` (binary units) into bytes.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().ok()?;
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return None,
+    };
+    number.checked_mul(factor)
+}
+
+/// `path` made absolute (against the current directory) with `.` and `..` removed lexically.
+pub fn lexical_absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The canonical form of a path that may not exist: its deepest existing ancestor resolved
+/// (symlinks included), the rest appended as written (`.` and `..` removed lexically).
+pub fn best_canonical(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let lexical = lexical_absolute(path);
+    let mut rest = Vec::new();
+    let mut at = lexical.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, c| p.join(c));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return lexical,
+        }
+    }
+}
+
+/// The canonical form of a root (or its best form when it does not exist).
+fn canonical_root(path: &Path) -> PathBuf {
+    best_canonical(path)
+}
+
+/// Whether a canonical path lies in `/proc`, `/sys` or `/dev`.
+pub fn is_pseudo(canonical: &Path) -> bool {
+    PSEUDO.iter().any(|p| canonical.starts_with(p))
+}
+
+/// The roots of one run, canonical: the policy's roots plus extra ones (the directory of each
+/// input, `--nginx-prefix`).
+#[derive(Clone, Debug, Default)]
+pub struct Roots {
+    roots: Vec<PathBuf>,
+    allow_outside: bool,
+    max_file_size: u64,
+}
+
+impl Roots {
+    /// The roots of `policy`, plus `extra` directories.
+    pub fn new<'a>(policy: &ReadPolicy, extra: impl IntoIterator<Item = &'a Path>) -> Roots {
+        let mut roots: Vec<PathBuf> = policy
+            .roots
+            .iter()
+            .map(|r| canonical_root(r))
+            .chain(extra.into_iter().map(canonical_root))
+            .collect();
+        roots.sort();
+        roots.dedup();
+        Roots {
+            roots,
+            allow_outside: policy.allow_outside_roots,
+            max_file_size: policy.max_file_size,
+        }
+    }
+
+    /// Whether a canonical (or lexically absolute) path is inside a root.
+    pub fn contains(&self, path: &Path) -> bool {
+        self.roots.iter().any(|r| path.starts_with(r))
+    }
+
+    /// Whether a directory may be searched (listed, or probed for files): inside a root, or
+    /// anywhere but a pseudo file system with `--allow-read-outside-root`. Nothing is read.
+    pub fn may_search(&self, dir: &Path) -> bool {
+        let real = best_canonical(dir);
+        !is_pseudo(&real) && (self.allow_outside || self.contains(&real))
+    }
+
+    /// Checks that `path` may be read, without reading it. A path outside the roots is refused
+    /// as such whether or not it exists, so the answer reveals nothing about the file system
+    /// outside the roots.
+    pub fn check(&self, path: &Path) -> Result<PathBuf, Refusal> {
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            Err(_) => {
+                let lexical = best_canonical(path);
+                return Err(
+                    if is_pseudo(&lexical) || !(self.allow_outside || self.contains(&lexical)) {
+                        Refusal::OutsideRoots
+                    } else {
+                        Refusal::NotFound
+                    },
+                );
+            }
+        };
+        if is_pseudo(&real) {
+            return Err(Refusal::Pseudo);
+        }
+        if !self.allow_outside && !self.contains(&real) {
+            return Err(Refusal::OutsideRoots);
+        }
+        match std::fs::metadata(&real) {
+            Ok(meta) if meta.is_file() => {
+                if meta.len() > self.max_file_size {
+                    Err(Refusal::TooLarge {
+                        size: meta.len(),
+                        limit: self.max_file_size,
+                    })
+                } else {
+                    Ok(real)
+                }
+            }
+            Ok(_) => Err(Refusal::NotRegular),
+            Err(e) => Err(Refusal::Io(e)),
+        }
+    }
+
+    /// Reads a file named by the input, after [`Roots::check`], never more than the size limit.
+    pub fn read(&self, path: &Path) -> Result<Vec<u8>, Refusal> {
+        let real = self.check(path)?;
+        read_bounded_file(&real, self.max_file_size)
+    }
+}
+
+/// Reads a regular file of at most `limit` bytes (the size is checked before reading, and the
+/// read stops after `limit + 1` bytes should the file grow meanwhile).
+pub fn read_bounded_file(path: &Path, limit: u64) -> Result<Vec<u8>, Refusal> {
+    let file = std::fs::File::open(path).map_err(Refusal::Io)?;
+    let meta = file.metadata().map_err(Refusal::Io)?;
+    if meta.is_file() && meta.len() > limit {
+        return Err(Refusal::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let capacity = if meta.is_file() { meta.len() } else { 0 };
+    read_bounded(
+        file,
+        limit,
+        usize::try_from(capacity.min(limit)).unwrap_or(0),
+    )
+}
+
+/// Reads a stream (stdin, a FIFO, a device) up to `limit` bytes; one more byte is an error, so
+/// `/dev/zero` costs at most `limit` bytes of memory.
+pub fn read_bounded(reader: impl Read, limit: u64, capacity: usize) -> Result<Vec<u8>, Refusal> {
+    let mut bytes = Vec::with_capacity(capacity);
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(Refusal::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(Refusal::TooLarge {
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256M"), Some(256 << 20));
+        assert_eq!(parse_size("1GiB"), Some(1 << 30));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("10 k"), Some(10 << 10));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_size("99999999999999999999T"), None);
+        assert_eq!(format_size(256 << 20), "256 MiB");
+        assert_eq!(format_size(1536), "1.5 KiB");
+        assert_eq!(format_size(17), "17 bytes");
+    }
+
+    #[test]
+    fn streams_are_bounded() {
+        let zeros = std::io::repeat(0);
+        match read_bounded(zeros, 1000, 0) {
+            Err(Refusal::TooLarge { size, limit }) => assert_eq!((size, limit), (1001, 1000)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(read_bounded(&b"abc"[..], 3, 0).unwrap(), b"abc");
+    }
+
+    #[test]
+    fn confinement() {
+        let dir = std::env::temp_dir().join(format!("kubegap-reads-{}", std::process::id()));
+        let inside = dir.join("root");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::write(dir.join("secret"), "TOKEN=abc").unwrap();
+        std::fs::write(inside.join("ok.conf"), "x;").unwrap();
+        let roots = Roots::new(&ReadPolicy::default(), [inside.as_path()]);
+        assert!(roots.read(&inside.join("ok.conf")).is_ok());
+        assert!(matches!(
+            roots.read(&inside.join("../secret")),
+            Err(Refusal::OutsideRoots)
+        ));
+        // Missing outside the roots reads the same as present outside the roots.
+        assert!(matches!(
+            roots.read(&inside.join("../nope")),
+            Err(Refusal::OutsideRoots)
+        ));
+        assert!(matches!(
+            roots.read(&inside.join("nope")),
+            Err(Refusal::NotFound)
+        ));
+        assert!(matches!(
+            roots.read(Path::new("/proc/self/environ")),
+            Err(Refusal::Pseudo | Refusal::OutsideRoots)
+        ));
+        let everywhere = Roots::new(
+            &ReadPolicy {
+                allow_outside_roots: true,
+                ..ReadPolicy::default()
+            },
+            [inside.as_path()],
+        );
+        assert!(everywhere.read(&inside.join("../secret")).is_ok());
+        assert!(matches!(
+            everywhere.read(Path::new("/proc/self/environ")),
+            Err(Refusal::Pseudo)
+        ));
+        assert!(matches!(everywhere.read(&inside), Err(Refusal::NotRegular)));
+        let small = Roots::new(
+            &ReadPolicy {
+                max_file_size: 1,
+                ..ReadPolicy::default()
+            },
+            [inside.as_path()],
+        );
+        assert!(matches!(
+            small.read(&inside.join("ok.conf")),
+            Err(Refusal::TooLarge { size: 2, limit: 1 })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
