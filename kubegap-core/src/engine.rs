@@ -282,24 +282,7 @@ pub fn check(workspace: Workspace, settings: &Settings) -> Report {
         }
     }
     let files = &workspace.files;
-    findings.sort_by(|a, b| {
-        let ka = (
-            &files.get(a.span.file).name,
-            a.span.start,
-            a.span.end,
-            a.rule,
-            &a.message,
-        );
-        let kb = (
-            &files.get(b.span.file).name,
-            b.span.start,
-            b.span.end,
-            b.rule,
-            &b.message,
-        );
-        ka.cmp(&kb)
-            .then_with(|| label_key(files, &a.labels).cmp(&label_key(files, &b.labels)))
-    });
+    findings.sort_by(|a, b| order(files, a, b));
     // One finding per cause: the same rule, place and message reached through several routes
     // (two Ingresses behind one load balancer) is reported once.
     findings.dedup_by(|a, b| a.rule == b.rule && a.span == b.span && a.message == b.message);
@@ -341,6 +324,23 @@ fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32
             )
         })
         .collect()
+}
+
+/// The one total order of findings: file name, position, rule, message, then labels. Output
+/// sorted by it does not depend on thread count or argument order.
+pub fn order(files: &SourceMap, a: &Finding, b: &Finding) -> std::cmp::Ordering {
+    let key = |f: &Finding| {
+        (
+            files.get(f.span.file).name.as_str(),
+            f.span.start,
+            f.span.end,
+            f.rule,
+        )
+    };
+    key(a)
+        .cmp(&key(b))
+        .then_with(|| a.message.cmp(&b.message))
+        .then_with(|| label_key(files, &a.labels).cmp(&label_key(files, &b.labels)))
 }
 
 /// The Helm template a span's document came from.

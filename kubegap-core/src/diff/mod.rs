@@ -472,23 +472,7 @@ pub fn compare(
     for f in diff_findings.drain(..) {
         findings.push((f, true));
     }
-    findings.sort_by(|(a, _), (b, _)| {
-        let ka = (
-            &files.get(a.span.file).name,
-            a.span.start,
-            a.span.end,
-            a.rule,
-            &a.message,
-        );
-        let kb = (
-            &files.get(b.span.file).name,
-            b.span.start,
-            b.span.end,
-            b.rule,
-            &b.message,
-        );
-        ka.cmp(&kb)
-    });
+    findings.sort_by(|(a, _), (b, _)| crate::engine::order(&files, a, b));
     findings.dedup_by(|a, b| {
         a.0.rule == b.0.rule && a.0.span == b.0.span && a.0.message == b.0.message
     });
