@@ -706,7 +706,7 @@ impl<'a> Reader<'a> {
         }
         let mut out: Vec<ObjId> = names
             .into_iter()
-            .filter_map(|n| self.graph.service(ns, n).map(|s| s.obj))
+            .filter_map(|n| self.graph.service_from(obj, ns, n).found().map(|s| s.obj))
             .collect();
         out.sort_unstable();
         out.dedup();

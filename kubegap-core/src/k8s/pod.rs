@@ -472,7 +472,7 @@ pub fn exposures(
             });
         }
         // Ingresses and Routes naming this Service (first backend of each).
-        for (obj, at) in graph.backends_of(&sobj.namespace, &sobj.name) {
+        for (obj, at) in graph.backends_of(service.obj) {
             out.push(Exposure {
                 obj: *obj,
                 at: *at,

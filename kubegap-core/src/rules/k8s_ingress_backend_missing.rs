@@ -101,14 +101,26 @@ fn check_backend(
         return;
     };
     let ns = &cx.obj(owner).namespace;
-    let Some(service) = cx.k8s.service(ns, name) else {
-        sink.report(
+    let service = match cx.k8s.service_from(owner, ns, name) {
+        crate::k8s::Lookup::Found(service, near) => {
+            // A Service found only elsewhere in the run (another project of a monorepo) is
+            // not evidence enough for an error about its ports.
+            if !near.is_close() {
+                return;
+            }
+            service
+        }
+        // Two equally near Services: kubegap does not pick one.
+        crate::k8s::Lookup::Ambiguous(_) => return,
+        crate::k8s::Lookup::Missing => {
+            sink.report(
             cx.span(name_at),
             format!("Service `{ns}/{name}` is not in the input; its port cannot be checked"),
         )
         .severity(Severity::Info)
         .help("lint the Service together with the Ingress, or ignore this rule for partial inputs");
-        return;
+            return;
+        }
     };
     let Some(port_at) = port_at else { return };
     let port = cx.node(port_at);

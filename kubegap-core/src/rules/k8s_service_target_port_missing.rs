@@ -86,7 +86,16 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for service in &cx.k8s.services {
         let targets = cx.k8s.service_targets(service);
-        if targets.is_empty() {
+        // Only pods written close to the Service (same file, directory, kustomization tree or
+        // chart) are evidence; a workload defined twice there (a kustomize patch beside its
+        // base) has ports kubegap cannot know.
+        if targets.is_empty()
+            || !cx
+                .k8s
+                .service_link_near(service)
+                .is_some_and(|n| n.is_close())
+            || targets.iter().any(|w| w.patched)
+        {
             continue;
         }
         let containers: Vec<_> = targets
