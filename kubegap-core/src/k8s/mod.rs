@@ -359,6 +359,20 @@ const NOT_POD_OWNERS: &[&str] = &[
     "AppProject",
     "ApplicationSet",
 ];
+/// Whether a port name written in a manifest is a placeholder, an unknown value rather than
+/// a wrong one: an unrendered template (`${PORT}`, `{{ .Port }}`, `%%PORT%%`) or a name
+/// Kubernetes would reject (port names are lowercase IANA service names, such as `http`;
+/// `PORT` is a placeholder some sample substitutes before applying).
+pub fn is_placeholder_port_name(name: &str) -> bool {
+    name.contains("${")
+        || name.contains("{{")
+        || name.contains("%%")
+        || name.contains('$')
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 /// String pairs of a mapping of scalars (labels, selectors, annotations).
 pub fn string_map(node: Option<NodeRef<'_>>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();

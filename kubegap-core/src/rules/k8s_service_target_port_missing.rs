@@ -14,7 +14,14 @@ declare_rule! {
     /// `targetPort` defaults to `port` and is checked the same way. A named port that no
     /// container declares is an error (the Service has no endpoints for it); an undeclared
     /// number is a warning, since Kubernetes forwards to it and the process may listen anyway.
-    /// Unrendered template placeholders (`${PORT}`, `{{ .Port }}`) are skipped.
+    /// Unrendered template placeholders (`${PORT}`, `{{ .Port }}`, `%%PORT%%`) and names that
+    /// Kubernetes would reject (`PORT`: port names are lowercase) are unknown values and are
+    /// skipped.
+    ///
+    /// Only pods written close to the Service count as evidence: the nearest matching pod
+    /// templates in the same file, directory, kustomization tree or chart (see "What kubegap
+    /// links, and how" in docs/USER_GUIDE.md). A workload defined twice there (a kustomize
+    /// patch beside its base) has ports kubegap cannot know, and is not checked.
     ///
     /// ## Why is this bad?
     /// A named `targetPort` that no container declares gives the Service no endpoints for that
@@ -118,7 +125,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                             // A quoted number is still a name to Kubernetes only if it is not
                             // numeric; IntOrString accepts "8080" as the string "8080".
                             // `${PORT}` / `{{ .Port }}`: an unrendered template, not a name.
-                            Some(s) if s.contains("${") || s.contains("{{") => continue,
+                            // `PORT` (uppercase: not a valid port name), `%%PORT%%`: unknown too.
+                            Some(s) if crate::k8s::is_placeholder_port_name(s) => continue,
                             Some(s) if !s.is_empty() => (cx.span(at), Some(s.to_string()), None),
                             _ => continue,
                         },
