@@ -181,6 +181,9 @@ fn check_pod_spec(sink: &mut Sink, spec: NodeRef<'_>, owner: &str) {
                     key.span(),
                     format!("a toleration of {owner} names the taint `node-role.kubernetes.io/master`, which control-plane nodes no longer carry since Kubernetes 1.25"),
                 )
+                // A stale toleration never makes a pod Pending: the pods only stop landing
+                // on control-plane nodes. A warning, not an error.
+                .severity(Severity::Warning)
                 .help("tolerate `node-role.kubernetes.io/control-plane` (keep the old key too while older clusters remain)");
             }
             continue;

@@ -14,8 +14,9 @@ declare_rule! {
     /// - `strategy: Recreate`, which stops every old pod before starting a new one;
     /// - a written `maxUnavailable` that reaches the replica count (`100%`, or `2` with
     ///   `replicas: 2`);
-    /// - a single replica (reported as info): any rollout, eviction or crash leaves the
-    ///   Service without endpoints.
+    /// - a single replica (reported as info): an eviction, a node drain or a crash leaves the
+    ///   Service without endpoints (the default rolling update surges the new pod first, so
+    ///   it is not the rollout itself).
     ///
     /// ## Why is this bad?
     /// When every backend of a Service is replaced at once, the proxies in front keep clients
@@ -189,7 +190,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             );
             let f = sink.report(
                 span,
-                format!("{describe} runs a single replica, so every rollout, eviction or crash leaves {} without a backend", cx.describe(service.obj)),
+                format!("{describe} runs a single replica, so an eviction, a node drain or a crash leaves {} without a backend", cx.describe(service.obj)),
             );
             f.severity(Severity::Info).label(selector, via);
             if replicas.at().is_none()
@@ -197,6 +198,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             {
                 f.note(format!("replica count: {}", replicas.origin(cx)));
             }
+            f.note("the default rolling update starts the new pod first (`maxSurge` rounds up to 1, `maxUnavailable` down to 0), so rollouts themselves keep a backend");
             f.help("run at least 2 replicas (or `minReplicas: 2` on its HPA)");
         }
     }
