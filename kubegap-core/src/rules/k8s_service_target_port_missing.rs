@@ -13,7 +13,7 @@ declare_rule! {
     /// undeclared numeric ports, so an image that declares none is not flagged). A missing
     /// `targetPort` defaults to `port` and is checked the same way. A named port that no
     /// container declares is an error (the Service has no endpoints for it); an undeclared
-    /// number is a warning, since Kubernetes forwards to it and the process may listen anyway.
+    /// number is only info, since Kubernetes forwards to it and the process may listen anyway.
     /// Unrendered template placeholders (`${PORT}`, `{{ .Port }}`, `%%PORT%%`) and names that
     /// Kubernetes would reject (`PORT`: port names are lowercase) are unknown values and are
     /// skipped.
@@ -183,12 +183,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     })
                     .collect();
                 // Kubernetes forwards to a port the container does not declare, so an undeclared
-                // number may work (the process listens anyway): a warning, not an error.
+                // number works whenever the process listens on it (sidecars, TLS and metrics
+                // listeners rarely declare theirs): info, not a warning.
                 let f = sink.report(
                     value_span,
                     format!("target port {number} is not a containerPort of any container selected by {}", cx.describe(service.obj)),
                 );
-                f.severity(Severity::Warning);
+                f.severity(Severity::Info);
                 f.note(format!("selected: {pods}"));
                 label_containers(cx, f, &containers);
                 f.help(format!(
