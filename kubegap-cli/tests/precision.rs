@@ -43,7 +43,10 @@ fn rows() -> Vec<Row> {
                 "reviewed.tsv: status {:?}",
                 cols[5]
             );
-            assert!(!cols[6].trim().is_empty(), "reviewed.tsv: no reason in {l:?}");
+            assert!(
+                !cols[6].trim().is_empty(),
+                "reviewed.tsv: no reason in {l:?}"
+            );
             Row {
                 rule: cols[0].to_string(),
                 file: cols[1].to_string(),
@@ -74,7 +77,9 @@ fn reviewed_findings_stay_as_reviewed() {
     let rows = rows();
     let output = Command::new(env!("CARGO_BIN_EXE_kubegap"))
         .current_dir(&corpus)
-        .args(["lint", "k8s", "helm", "haproxy", "nginx", "--format", "json"])
+        .args([
+            "lint", "k8s", "helm", "haproxy", "nginx", "--format", "json",
+        ])
         .output()
         .expect("run kubegap");
     let report: serde_json::Value =
