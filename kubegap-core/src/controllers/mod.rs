@@ -144,8 +144,9 @@ impl Product {
     }
 
     /// Well-known class names that name one product only (`alb`, `gce`, `openshift-default`).
-    /// `nginx` and `haproxy` are shared by several products and resolve only through an
-    /// IngressClass or a controller in the input.
+    /// `nginx` and `haproxy` are shared by several products and resolve through an
+    /// IngressClass or a controller in the input; without either, `nginx` is ingress-nginx
+    /// (see `bind_ingress`).
     pub fn of_class_name(class: &str) -> Option<Product> {
         match class {
             "alb" => Some(Product::AwsAlb),
@@ -1330,6 +1331,25 @@ fn bind_ingress(
             return (
                 Some(Binding {
                     product,
+                    via: Via::ClassName,
+                }),
+                controller,
+            );
+        }
+        // 3b. `nginx` with no IngressClass of that name in the input and no other product's
+        // controller claiming it is ingress-nginx: the class its Helm chart installs and
+        // `kubectl create ingress --class=nginx` names.
+        let class_object = graph
+            .ingress_classes
+            .iter()
+            .any(|(o, _)| graph.objects[*o].name == class);
+        if class == "nginx" && !class_object && !ambiguous {
+            let controller = controllers
+                .iter()
+                .position(|c| c.product == Product::IngressNginx && watches(c));
+            return (
+                Some(Binding {
+                    product: Product::IngressNginx,
                     via: Via::ClassName,
                 }),
                 controller,

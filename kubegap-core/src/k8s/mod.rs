@@ -132,6 +132,21 @@ pub struct Service {
     pub ports: Vec<ServicePort>,
     /// `spec.type` (`ClusterIP` when absent).
     pub service_type: String,
+    /// Whether every port serves metrics only (named `metrics`, `http-metrics`,
+    /// `prometheus`…, by its name or its named `targetPort`): no user traffic goes through it.
+    pub metrics_only: bool,
+}
+
+/// Whether a port name says it serves metrics: `metrics`, `http-metrics`, `metrics-https`,
+/// `prometheus`, `prom`, `monitoring`, `telemetry`, `exporter`.
+pub fn is_metrics_port_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.split(['-', '_']).any(|part| {
+        matches!(
+            part,
+            "metrics" | "metric" | "prometheus" | "prom" | "monitoring" | "telemetry" | "exporter"
+        )
+    })
 }
 
 /// One backend reference of an Ingress.
@@ -678,19 +693,30 @@ impl Graph {
             }
             "Service" => {
                 let selector = node.path(&["spec", "selector"]);
-                let ports = node
+                let mut metrics_ports = 0usize;
+                let ports: Vec<ServicePort> = node
                     .path(&["spec", "ports"])
                     .into_iter()
                     .flat_map(|p| p.items())
-                    .map(|p| ServicePort {
-                        at: at(p),
-                        name: p.str_at(&["name"]).map(str::to_string),
-                        port: p.get("port").and_then(|n| n.as_i64()),
-                        target_port: p.get("targetPort").map(at),
+                    .map(|p| {
+                        let name = p.str_at(&["name"]);
+                        let target = p.get("targetPort").and_then(|t| t.as_str());
+                        if name.is_some_and(is_metrics_port_name)
+                            || target.is_some_and(is_metrics_port_name)
+                        {
+                            metrics_ports += 1;
+                        }
+                        ServicePort {
+                            at: at(p),
+                            name: name.map(str::to_string),
+                            port: p.get("port").and_then(|n| n.as_i64()),
+                            target_port: p.get("targetPort").map(at),
+                        }
                     })
                     .collect();
                 self.services.push(Service {
                     obj: id,
+                    metrics_only: !ports.is_empty() && metrics_ports == ports.len(),
                     selector: selector.map(at),
                     selector_labels: string_map(selector),
                     ports,
