@@ -68,7 +68,7 @@ declare_rule! {
         id: "haproxy-retries-without-redispatch",
         severity: Warning,
         domain: Haproxy,
-        summary: "connection retries on the same server without `option redispatch`, or a connect stall over 10 s",
+        summary: "connection retries on the same server without `option redispatch`, or a connect stall over 10 s (info up to 20 s when retries redispatch)",
         evidence: &[
             "https://github.com/openshift/router/issues/654",
             "https://docs.haproxy.org/2.8/configuration.html#4.2-option%20redispatch",

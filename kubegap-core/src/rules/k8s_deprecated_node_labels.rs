@@ -55,7 +55,7 @@ declare_rule! {
         id: "k8s-deprecated-node-labels",
         severity: Error,
         domain: Kubernetes,
-        summary: "node selectors, affinities or tolerations that use node labels Kubernetes removed or deprecated",
+        summary: "node selectors or affinities on node labels Kubernetes removed or deprecated (warning for a stale `master` toleration, which leaves no pod Pending)",
         evidence: &[
             "https://www.reddit.com/r/RedditEng/comments/11xx5o0/you_broke_reddit_the_piday_outage/",
             "https://kubernetes.io/docs/reference/labels-annotations-taints/",

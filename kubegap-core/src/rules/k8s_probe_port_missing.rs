@@ -54,7 +54,7 @@ declare_rule! {
         id: "k8s-probe-port-missing",
         severity: Error,
         domain: Kubernetes,
-        summary: "a probe's port (name or number) that its container does not declare",
+        summary: "a probe's port name that its container does not declare (info for an undeclared number, which the kubelet probes anyway)",
         evidence: &[
             "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#use-a-named-port",
             "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",

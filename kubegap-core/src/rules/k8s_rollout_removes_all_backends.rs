@@ -78,7 +78,7 @@ declare_rule! {
         id: "k8s-rollout-removes-all-backends",
         severity: Warning,
         domain: Kubernetes,
-        summary: "a Service-targeted workload whose rollout (Recreate, maxUnavailable, one replica) can remove every backend at once",
+        summary: "a Service-targeted workload whose rollout (Recreate, maxUnavailable) can remove every backend at once (info for a single replica)",
         evidence: &[
             "https://github.com/openshift/router/issues/654",
             "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#strategy",

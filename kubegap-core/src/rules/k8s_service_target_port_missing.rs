@@ -81,7 +81,7 @@ declare_rule! {
         id: "k8s-service-target-port-missing",
         severity: Error,
         domain: Kubernetes,
-        summary: "a Service targetPort (name or number) that no container of the selected pods declares",
+        summary: "a Service targetPort name that no container of the selected pods declares (info for an undeclared number, which Kubernetes forwards to anyway)",
         evidence: &[
             "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
             "https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service",
