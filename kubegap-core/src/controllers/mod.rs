@@ -1338,12 +1338,21 @@ fn bind_ingress(
         }
         // 3b. `nginx` with no IngressClass of that name in the input and no other product's
         // controller claiming it is ingress-nginx: the class its Helm chart installs and
-        // `kubectl create ingress --class=nginx` names.
+        // `kubectl create ingress --class=nginx` names. Unless the Ingress's own annotations
+        // are all NGINX Inc's (`nginx.org/*`), whose controller also defaults to `nginx`.
         let class_object = graph
             .ingress_classes
             .iter()
             .any(|(o, _)| graph.objects[*o].name == class);
-        if class == "nginx" && !class_object && !ambiguous {
+        let other_nginx = {
+            let products: Vec<Product> = reader
+                .annotations(obj)
+                .iter()
+                .filter_map(|(k, _)| k.as_str().and_then(Product::of_annotation))
+                .collect();
+            products.contains(&Product::NginxInc) && !products.contains(&Product::IngressNginx)
+        };
+        if class == "nginx" && !class_object && !ambiguous && !other_nginx {
             let controller = controllers
                 .iter()
                 .position(|c| c.product == Product::IngressNginx && watches(c));

@@ -275,6 +275,8 @@ pub struct Graph {
     backend_refs: BTreeMap<ObjId, Vec<(ObjId, At)>>,
     /// Service object → how near its selected workloads are.
     service_near: BTreeMap<ObjId, Near>,
+    /// Where every file of the run is (directories, kustomization trees, charts).
+    places: scope::Places,
 }
 
 const WORKLOAD_KINDS: &[&str] = &[
@@ -410,7 +412,10 @@ impl Graph {
     /// Builds the graph from every document, with the places (directories, kustomization
     /// trees, charts) of their files, so that references resolve nearest first.
     pub fn build_in(documents: &[Document], places: &scope::Places) -> Graph {
-        let mut graph = Graph::default();
+        let mut graph = Graph {
+            places: places.clone(),
+            ..Graph::default()
+        };
         for (doc_index, doc) in documents.iter().enumerate() {
             let Some(root) = doc.root() else { continue };
             let Some(kind) = root.str_at(&["kind"]) else {
@@ -862,6 +867,36 @@ impl Graph {
                 None => Lookup::Missing,
             },
             (_, Some(_)) => Lookup::Ambiguous(found),
+        }
+    }
+
+    /// Among `candidates` (Services), the one nearest to a file that is not a manifest (an
+    /// haproxy.cfg or nginx config naming a Service); `None` when none is in scope or two are
+    /// equally near.
+    pub fn nearest_to_file<'s>(
+        &self,
+        file: crate::source::FileId,
+        candidates: impl IntoIterator<Item = &'s Service>,
+    ) -> Option<&'s Service> {
+        let from = self.places.place(file);
+        let mut best: Option<(Near, std::cmp::Reverse<usize>)> = None;
+        let mut found: Vec<&Service> = Vec::new();
+        for s in candidates {
+            let Some(n) = scope::nearness(&from, &self.objects[s.obj].place) else {
+                continue;
+            };
+            match best {
+                Some(b) if n > b => {}
+                Some(b) if n == b => found.push(s),
+                _ => {
+                    best = Some(n);
+                    found = vec![s];
+                }
+            }
+        }
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
         }
     }
 

@@ -98,7 +98,7 @@ fn join(dir: &[String], rel: &str) -> Vec<String> {
 }
 
 /// The places of every file of a run, with its kustomization trees and charts.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Places {
     /// File → (directory, tree).
     files: BTreeMap<FileId, (Vec<String>, Option<usize>)>,
