@@ -202,3 +202,73 @@ impl Places {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places(files: &[(&str, &str)]) -> (Places, Vec<FileId>) {
+        let mut docs = Vec::new();
+        let mut ids = Vec::new();
+        for (i, (_, text)) in files.iter().enumerate() {
+            let id = FileId(u32::try_from(i).unwrap_or_default());
+            ids.push(id);
+            let (d, _) = crate::yaml::parse(id, text);
+            docs.extend(d);
+        }
+        let names: Vec<(FileId, &str)> =
+            ids.iter().copied().zip(files.iter().map(|f| f.0)).collect();
+        (Places::build(&docs, names), ids)
+    }
+
+    #[test]
+    fn join_resolves_parents() {
+        let dir = vec!["a".to_string(), "b".to_string()];
+        assert_eq!(join(&dir, "../c"), vec!["a", "c"]);
+        assert_eq!(join(&dir, "./d/"), vec!["a", "b", "d"]);
+    }
+
+    #[test]
+    fn nearness_levels() {
+        let (p, ids) = places(&[
+            (
+                "k8s/app/config/default/kustomization.yaml",
+                "resources: [../manager, ../rbac]\n",
+            ),
+            (
+                "k8s/app/config/manager/kustomization.yaml",
+                "resources: [manager.yaml]\n",
+            ),
+            ("k8s/app/config/manager/manager.yaml", "kind: Deployment\n"),
+            (
+                "k8s/app/config/rbac/kustomization.yaml",
+                "resources: [service.yaml]\n",
+            ),
+            ("k8s/app/config/rbac/service.yaml", "kind: Service\n"),
+            (
+                "k8s/other/config/manager/kustomization.yaml",
+                "resources: [manager.yaml]\n",
+            ),
+            (
+                "k8s/other/config/manager/manager.yaml",
+                "kind: Deployment\n",
+            ),
+            ("k8s/plain/a/deep/svc.yaml", "kind: Service\n"),
+            ("k8s/plain/b/deep/deploy.yaml", "kind: Deployment\n"),
+            ("k8s/plain/services/svc.yaml", "kind: Service\n"),
+            ("k8s/plain/deployments/deploy.yaml", "kind: Deployment\n"),
+        ]);
+        let at = |i: usize| p.place(ids[i]);
+        let near = |a: usize, b: usize| nearness(&at(a), &at(b)).map(|n| n.0);
+        assert_eq!(near(2, 2), Some(Near::File));
+        assert_eq!(near(1, 2), Some(Near::Dir));
+        // rbac and manager are one kustomization tree through default's `resources`.
+        assert_eq!(near(4, 2), Some(Near::Tree));
+        // Another project's kustomization tree is never a candidate.
+        assert_eq!(near(4, 6), None);
+        // Directories side by side are one project; deeper unrelated ones only the run.
+        assert_eq!(near(9, 10), Some(Near::Tree));
+        assert_eq!(near(7, 8), Some(Near::Run));
+        assert!(Near::Tree.is_close() && !Near::Run.is_close());
+    }
+}
