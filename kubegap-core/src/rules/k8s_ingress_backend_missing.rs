@@ -9,10 +9,13 @@ declare_rule! {
     ///
     /// ## What it does
     /// Resolves each backend (`service.name` + `service.port.number|name`, or the v1beta1
-    /// `serviceName` + `servicePort`; a Route's `spec.to` + `spec.port.targetPort`) to a Service
-    /// in the same namespace. When the Service is in the input but has no such port, it is an
-    /// error. When the Service is not in the input at all, the finding is only `info`, since
-    /// partial inputs are common.
+    /// `serviceName` + `servicePort`; a Route's `spec.to` + `spec.port.targetPort`) to the
+    /// nearest Service of that name in the same namespace: the same file first, then the same
+    /// directory, then the same kustomization tree or chart (see "What kubegap links, and how"
+    /// in docs/USER_GUIDE.md). When that Service has no such port, it is an error. A Service
+    /// found only elsewhere in the run (another project), or two equally near Services, is not
+    /// evidence enough: nothing is reported. When no Service of that name is in scope, the
+    /// finding is only `info`, since partial inputs are common.
     ///
     /// ## Why is this bad?
     /// The controller cannot build an upstream for the path and answers 503 (ingress-nginx) or
