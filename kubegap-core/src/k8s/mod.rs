@@ -101,9 +101,18 @@ pub struct Workload {
     pub replicas: Option<At>,
     /// Containers (and init containers, flagged).
     pub containers: Vec<Container>,
-    /// Whether another definition of the same workload (kind, namespace, name) is near it: a
-    /// kustomize patch or a variant, so its ports and probes as deployed are not known.
-    pub patched: bool,
+    /// What a kustomize patch of this workload (or this patch itself) changes, so that the
+    /// value as deployed is not known: see [`Patched`].
+    pub patched: Patched,
+}
+
+/// What kustomize patches written close to a workload change in its containers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Patched {
+    /// A patch sets container `ports`: the declared ports as deployed are unknown.
+    pub ports: bool,
+    /// A patch sets a probe (`livenessProbe`, `readinessProbe`, `startupProbe`).
+    pub probes: bool,
 }
 
 /// A Service port.
@@ -434,8 +443,8 @@ impl Graph {
                 graph.add(doc_index, root, place);
             }
         }
-        graph.mark_patched();
         graph.link();
+        graph.mark_patched(documents);
         graph.index_backends(documents);
         graph
     }
@@ -471,21 +480,53 @@ impl Graph {
         (out, best.map(|b| b.0))
     }
 
-    /// Marks workloads defined more than once near each other (a kustomize patch beside its
-    /// base, or variants of one manifest): what is deployed is a merge kubegap does not do.
-    fn mark_patched(&mut self) {
-        let mut patched = Vec::new();
+    /// Marks what kustomize patches change in the workloads they patch (and in themselves): a
+    /// second definition of the same workload (kind, namespace, name) close to it that is a
+    /// patch — a file a kustomization lists under `patches`/`patchesStrategicMerge`, or a
+    /// partial definition with a container that has no `image`. The ports, or the probes,
+    /// that a patch sets are a merge kubegap does not do. Two complete definitions (variants of
+    /// one manifest) are not patches, and a patch that sets only `env` changes nothing here.
+    fn mark_patched(&mut self, documents: &[Document]) {
+        let is_patch = |g: &Graph, w: &Workload| {
+            g.objects[w.obj].place.patch || w.containers.iter().any(|c| c.image.is_none())
+        };
+        let sets = |w: &Workload| {
+            let mut p = Patched::default();
+            for c in &w.containers {
+                let node = documents[c.at.doc].node(c.at.node);
+                p.ports |= node.get("ports").is_some();
+                p.probes |= ["livenessProbe", "readinessProbe", "startupProbe"]
+                    .iter()
+                    .any(|k| node.get(k).is_some());
+            }
+            p
+        };
+        let mut marks: Vec<(usize, Patched)> = Vec::new();
         for (wi, w) in self.workloads.iter().enumerate() {
             let o = &self.objects[w.obj];
-            let same = self.find(&o.kind, &o.namespace, &o.name);
-            if same.iter().any(|other| {
-                *other != w.obj && self.nearness(w.obj, *other).is_some_and(|n| n.0.is_close())
-            }) {
-                patched.push(wi);
+            let mut mark = Patched::default();
+            for other in self.find(&o.kind, &o.namespace, &o.name) {
+                if *other == w.obj || !self.nearness(w.obj, *other).is_some_and(|n| n.0.is_close())
+                {
+                    continue;
+                }
+                let Some(ow) = self.workload(*other) else {
+                    continue;
+                };
+                for patch in [w, ow] {
+                    if is_patch(self, patch) {
+                        let p = sets(patch);
+                        mark.ports |= p.ports;
+                        mark.probes |= p.probes;
+                    }
+                }
+            }
+            if mark != Patched::default() {
+                marks.push((wi, mark));
             }
         }
-        for wi in patched {
-            self.workloads[wi].patched = true;
+        for (wi, mark) in marks {
+            self.workloads[wi].patched = mark;
         }
     }
 
@@ -692,7 +733,7 @@ impl Graph {
                             node.path(&["spec", "replicas"]).map(at)
                         },
                         containers,
-                        patched: false,
+                        patched: Patched::default(),
                     });
                 }
             }

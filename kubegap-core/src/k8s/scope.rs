@@ -45,6 +45,9 @@ pub struct Place {
     pub dir: Vec<String>,
     /// The kustomization tree or chart the file is in, if any.
     pub tree: Option<usize>,
+    /// Whether a kustomization lists the file as a patch (`patches`, `patchesStrategicMerge`,
+    /// `patchesJson6902`): its objects are fragments merged into others.
+    pub patch: bool,
 }
 
 /// The nearness of `b` seen from `a`, with the depth of their common directory as a tie-break
@@ -102,6 +105,8 @@ fn join(dir: &[String], rel: &str) -> Vec<String> {
 pub struct Places {
     /// File → (directory, tree).
     files: BTreeMap<FileId, (Vec<String>, Option<usize>)>,
+    /// Files a kustomization lists as patches.
+    patches: std::collections::BTreeSet<FileId>,
 }
 
 impl Places {
@@ -128,6 +133,7 @@ impl Places {
             }
         }
         let mut parent: Vec<usize> = (0..kdirs.len()).collect();
+        let mut patch_paths: std::collections::BTreeSet<Vec<String>> = Default::default();
         fn root(parent: &mut [usize], mut x: usize) -> usize {
             while parent[x] != x {
                 parent[x] = parent[parent[x]];
@@ -143,6 +149,14 @@ impl Places {
             let Some(&from) = kdirs.get(dir) else {
                 continue;
             };
+            for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
+                for item in rootnode.get(key).into_iter().flat_map(|n| n.items()) {
+                    let rel = item.as_str().or_else(|| item.str_at(&["path"]));
+                    if let Some(rel) = rel.filter(|r| !r.contains('\n') && !r.contains(':')) {
+                        patch_paths.insert(join(dir, rel));
+                    }
+                }
+            }
             for key in ["resources", "bases", "components"] {
                 for item in rootnode.get(key).into_iter().flat_map(|n| n.items()) {
                     let Some(rel) = item.as_str() else { continue };
@@ -170,7 +184,7 @@ impl Places {
             .collect();
         let chart_base = kdirs.len();
         let mut out = Places::default();
-        for (id, dir, _) in &files {
+        for (id, dir, base) in &files {
             let chart = chart_dirs
                 .iter()
                 .enumerate()
@@ -183,6 +197,11 @@ impl Places {
                     .find_map(|n| tree_of_kdir.get(&dir[..n]).copied())
             });
             out.files.insert(*id, (dir.clone(), tree));
+            let mut path = dir.clone();
+            path.push(base.clone());
+            if patch_paths.contains(&path) {
+                out.patches.insert(*id);
+            }
         }
         out
     }
@@ -194,6 +213,7 @@ impl Places {
                 file: Some(file),
                 dir: dir.clone(),
                 tree: *tree,
+                patch: self.patches.contains(&file),
             },
             None => Place {
                 file: Some(file),

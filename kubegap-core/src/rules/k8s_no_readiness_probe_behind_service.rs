@@ -13,7 +13,10 @@ declare_rule! {
     /// endpoint only once every container is ready, so one probed container keeps it out until
     /// its probe passes: its unprobed neighbours (sidecars) are not flagged. Services whose
     /// ports all serve metrics (`metrics`, `http-metrics`, `prometheus`…, by name or named
-    /// `targetPort`) send no user traffic and are not evidence. Init containers are ignored.
+    /// `targetPort`) send no user traffic and are not evidence. A workload that a kustomize patch
+    /// written close to it gives probes (a file listed under `patches`, or a partial definition
+    /// of the same workload) is not checked: the probe may be added there.
+    /// Init containers are ignored.
     ///
     /// ## Why is this bad?
     /// Without a readiness probe a pod is added to the Service's endpoints as soon as its
@@ -89,6 +92,10 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let links = cx.links;
     for workload in &cx.k8s.workloads {
+        // A kustomize patch beside its base may add the probe.
+        if workload.patched.probes {
+            continue;
+        }
         // Metrics-only Services send no user traffic.
         let services = links.traffic_services_of(workload);
         let Some(service) = services.first() else {

@@ -20,8 +20,9 @@ declare_rule! {
     ///
     /// Only pods written close to the Service count as evidence: the nearest matching pod
     /// templates in the same file, directory, kustomization tree or chart (see "What kubegap
-    /// links, and how" in docs/USER_GUIDE.md). A workload defined twice there (a kustomize
-    /// patch beside its base) has ports kubegap cannot know, and is not checked.
+    /// links, and how" in docs/USER_GUIDE.md). A workload whose ports a kustomize
+    /// patch written there sets (a file listed under `patches`, or a partial definition of the
+    /// same workload) has ports kubegap cannot know, and is not checked.
     ///
     /// ## Why is this bad?
     /// A named `targetPort` that no container declares gives the Service no endpoints for that
@@ -94,14 +95,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for service in &cx.k8s.services {
         let targets = cx.k8s.service_targets(service);
         // Only pods written close to the Service (same file, directory, kustomization tree or
-        // chart) are evidence; a workload defined twice there (a kustomize patch beside its
-        // base) has ports kubegap cannot know.
+        // chart) are evidence; a workload whose ports a kustomize patch there sets has ports
+        // kubegap cannot know.
         if targets.is_empty()
             || !cx
                 .k8s
                 .service_link_near(service)
                 .is_some_and(|n| n.is_close())
-            || targets.iter().any(|w| w.patched)
+            || targets.iter().any(|w| w.patched.ports)
         {
             continue;
         }
