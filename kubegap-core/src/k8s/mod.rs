@@ -286,6 +286,12 @@ pub struct Graph {
     service_near: BTreeMap<ObjId, Near>,
     /// Where every file of the run is (directories, kustomization trees, charts).
     places: scope::Places,
+    /// Namespace → one workload per file that holds workloads of it (nearness depends only
+    /// on the file, so one representative per file keeps "is a workload near" linear).
+    workload_files: BTreeMap<String, Vec<ObjId>>,
+    /// Namespace → one possible pod owner (custom resource) per file; key `None` for those
+    /// without a written namespace, which may land in any.
+    owner_files: BTreeMap<Option<String>, Vec<ObjId>>,
 }
 
 const WORKLOAD_KINDS: &[&str] = &[
@@ -444,9 +450,40 @@ impl Graph {
             }
         }
         graph.link();
+        graph.index_files();
         graph.mark_patched(documents);
         graph.index_backends(documents);
         graph
+    }
+
+    /// One representative per (namespace, file) of the workloads and of the custom resources
+    /// that may own pods.
+    fn index_files(&mut self) {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut workload_files: BTreeMap<String, Vec<ObjId>> = BTreeMap::new();
+        for w in &self.workloads {
+            let o = &self.objects[w.obj];
+            if seen.insert((o.namespace.clone(), o.place.file)) {
+                workload_files
+                    .entry(o.namespace.clone())
+                    .or_default()
+                    .push(w.obj);
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut owner_files: BTreeMap<Option<String>, Vec<ObjId>> = BTreeMap::new();
+        for (id, o) in self.objects.iter().enumerate() {
+            let candidate = !is_builtin_api(&o.api_version)
+                && !NOT_POD_OWNERS.contains(&o.kind.as_str())
+                && !WORKLOAD_KINDS.contains(&o.kind.as_str())
+                && o.kind != "CustomResourceDefinition";
+            let key = o.namespace_explicit.then(|| o.namespace.clone());
+            if candidate && seen.insert((key.clone(), o.place.file)) {
+                owner_files.entry(key).or_default().push(id);
+            }
+        }
+        self.workload_files = workload_files;
+        self.owner_files = owner_files;
     }
 
     /// How near object `b` is to object `a` (`None`: another kustomization tree or chart).
@@ -501,28 +538,38 @@ impl Graph {
             }
             p
         };
-        let mut marks: Vec<(usize, Patched)> = Vec::new();
-        for (wi, w) in self.workloads.iter().enumerate() {
-            let o = &self.objects[w.obj];
-            let mut mark = Patched::default();
-            for other in self.find(&o.kind, &o.namespace, &o.name) {
-                if *other == w.obj || !self.nearness(w.obj, *other).is_some_and(|n| n.0.is_close())
-                {
+        // Only groups (kind, namespace, name) holding a patch are compared, patch against
+        // member, so many copies of one complete manifest stay linear.
+        let mut marks: BTreeMap<usize, Patched> = BTreeMap::new();
+        for group in self.index.values().filter(|g| g.len() > 1) {
+            let members: Vec<usize> = group
+                .iter()
+                .filter_map(|o| self.workload_index.get(o).copied())
+                .collect();
+            for &pi in &members {
+                let patch = &self.workloads[pi];
+                if !is_patch(self, patch) {
                     continue;
                 }
-                let Some(ow) = self.workload(*other) else {
+                let p = sets(patch);
+                if p == Patched::default() {
                     continue;
-                };
-                for patch in [w, ow] {
-                    if is_patch(self, patch) {
-                        let p = sets(patch);
-                        mark.ports |= p.ports;
-                        mark.probes |= p.probes;
+                }
+                for &wi in &members {
+                    let w = &self.workloads[wi];
+                    if wi == pi
+                        || !self
+                            .nearness(patch.obj, w.obj)
+                            .is_some_and(|n| n.0.is_close())
+                    {
+                        continue;
+                    }
+                    for i in [wi, pi] {
+                        let m = marks.entry(i).or_default();
+                        m.ports |= p.ports;
+                        m.probes |= p.probes;
                     }
                 }
-            }
-            if mark != Patched::default() {
-                marks.push((wi, mark));
             }
         }
         for (wi, mark) in marks {
@@ -962,26 +1009,24 @@ impl Graph {
     /// directory, kustomization tree or chart): the evidence that its pods are in the input.
     pub fn has_workloads_near(&self, obj: ObjId) -> bool {
         let ns = &self.objects[obj].namespace;
-        self.namespace_has_workloads(ns)
-            && self.workloads.iter().any(|w| {
-                &self.objects[w.obj].namespace == ns
-                    && self.nearness(obj, w.obj).is_some_and(|n| n.0.is_close())
-            })
+        self.workload_files
+            .get(ns)
+            .into_iter()
+            .flatten()
+            .any(|w| self.nearness(obj, *w).is_some_and(|n| n.0.is_close()))
     }
 
-    /// A custom resource written close to this object, in its namespace, that may own pods
-    /// (an operator's database, Prometheus, Ray cluster…): pods the input does not show.
+    /// A custom resource written close to this object, in its namespace (or in none), that
+    /// may own pods (an operator's database, Prometheus, Ray cluster…): pods the input does
+    /// not show.
     pub fn pod_owner_near(&self, obj: ObjId) -> Option<ObjId> {
         let ns = &self.objects[obj].namespace;
-        self.objects.iter().enumerate().find_map(|(id, o)| {
-            let candidate = !is_builtin_api(&o.api_version)
-                && !NOT_POD_OWNERS.contains(&o.kind.as_str())
-                && !WORKLOAD_KINDS.contains(&o.kind.as_str())
-                && o.kind != "CustomResourceDefinition"
-                && (&o.namespace == ns || !o.namespace_explicit)
-                && self.nearness(obj, id).is_some_and(|n| n.0.is_close());
-            candidate.then_some(id)
-        })
+        [Some(ns.clone()), None]
+            .iter()
+            .filter_map(|k| self.owner_files.get(k))
+            .flatten()
+            .copied()
+            .find(|id| self.nearness(obj, *id).is_some_and(|n| n.0.is_close()))
     }
 
     /// How near the workloads a Service selects are (`None` when it selects none).
