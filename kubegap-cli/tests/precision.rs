@@ -32,7 +32,7 @@ fn rows() -> Vec<Row> {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
             let cols: Vec<&str> = l.split('\t').collect();
-            assert!(cols.len() >= 7, "reviewed.tsv: 7 columns expected in {l:?}");
+            assert_eq!(cols.len(), 7, "reviewed.tsv: 7 columns expected in {l:?}");
             assert!(
                 matches!(cols[4], "true" | "false" | "noise"),
                 "reviewed.tsv: verdict {:?}",
