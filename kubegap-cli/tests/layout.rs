@@ -102,10 +102,11 @@ fn a_repository_with_a_chart_and_kustomizations_lints_without_parse_errors() {
             ),
         ]
     );
-    // Linted: Chart.yaml (not as a manifest), k8s/web.yaml and the two files the base lists;
-    // not the templates, values.yaml, the kustomization files or the overlay's patch.
-    assert_eq!(v["summary"]["files"], 4);
-    assert_eq!(v["summary"]["objects"], 4);
+    // Read: Chart.yaml (not as a manifest), k8s/web.yaml, the two files the base lists, and
+    // the two kustomizations and the overlay's patch (the model reads what an overlay changes;
+    // a patch is a fragment no rule reports on); not the templates or values.yaml.
+    assert_eq!(v["summary"]["files"], 7);
+    assert_eq!(v["summary"]["objects"], 7);
     let chart = &v["findings"][0];
     assert_eq!(chart["severity"], "info");
     assert!(
@@ -365,7 +366,8 @@ fn render_kustomize_without_kubectl_keeps_the_listed_files() {
         "--render-kustomize: `kubectl` is not on PATH, so `kubectl kustomize testdata/sample-repo/kustomize/overlays/prod` cannot run"
     ));
     let v = json(&out);
-    assert_eq!(v["summary"]["files"], 2);
+    // The base's two resources, the two kustomizations and the overlay's patch.
+    assert_eq!(v["summary"]["files"], 5);
     assert!(findings(&v).is_empty());
 }
 

@@ -232,7 +232,11 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         haproxy.extend(config);
         parse_findings.extend(errors.into_iter().map(parse_finding));
     }
-    let graph = Graph::build(&documents);
+    let places = crate::k8s::scope::Places::build(
+        &documents,
+        files.iter().map(|(id, f)| (id, f.name.as_str())),
+    );
+    let graph = Graph::build_in(&documents, &places);
     let controllers = crate::controllers::Model::build(&graph, &documents);
     Workspace {
         files,

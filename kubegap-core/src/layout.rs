@@ -12,10 +12,12 @@
 //! - **kustomize.** A directory with a `kustomization.yaml` (`.yml`, `Kustomization`) governs
 //!   the YAML files under it (down to the next kustomization): those are manifests only when a
 //!   kustomization lists them in `resources` (or the deprecated `bases`), `crds` or
-//!   `components`. Patches and generator inputs are fragments, not objects: linting them as
-//!   objects would report what the patch leaves out, and a patch would duplicate the object it
-//!   patches. The kustomization file itself is not a manifest. A kustomization that is not a
-//!   YAML mapping changes nothing (its file stays an input, so its parse error is reported).
+//!   `components`. Generator inputs and unlisted files are not read. The kustomizations and
+//!   the files they list as patches stay inputs for the model: `k8s::scope` reads the
+//!   kustomization trees, and a patched workload's ports and probes become uncertain. A patch
+//!   is a fragment, so no rule reports on the objects in it (they would lack what the patch
+//!   leaves out and duplicate the object they patch). A kustomization that is not a YAML
+//!   mapping changes nothing (its parse error is reported).
 //!
 //! The decisions read the file system (which directories hold a `Chart.yaml` or a
 //! kustomization) but never depend on the order of the inputs.
@@ -163,6 +165,11 @@ fn chart_place(dirs: &mut Dirs, path: &Path, kind: FileKind) -> Option<(PathBuf,
 struct Kustomization {
     /// Files and directories listed as resources, bases, CRDs or components, normalized.
     listed: BTreeSet<PathBuf>,
+    /// Files listed as patches (`patches`, `patchesStrategicMerge`, `patchesJson6902`),
+    /// normalized. They are kept as inputs so that the model sees what an overlay changes
+    /// (`k8s::scope`: a patched workload's ports and probes are uncertain); the objects in them
+    /// are fragments, which the rules do not report on.
+    patches: BTreeSet<PathBuf>,
 }
 
 /// Reads the entries of a kustomization. `None` when it is not a YAML mapping (then it
@@ -192,7 +199,17 @@ fn read_kustomization(dir: &Path, text: &str) -> Option<Kustomization> {
             listed.insert(normalize(&join(dir, entry)));
         }
     }
-    Some(Kustomization { listed })
+    let mut patches = BTreeSet::new();
+    for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
+        for item in root.get(key).into_iter().flat_map(|list| list.items()) {
+            let entry = item.as_str().or_else(|| item.str_at(&["path"]));
+            // Inline patches (a multi-line string) name no file.
+            if let Some(entry) = entry.filter(|e| !e.contains('\n') && !e.contains("://")) {
+                patches.insert(normalize(&join(dir, entry)));
+            }
+        }
+    }
+    Some(Kustomization { listed, patches })
 }
 
 /// Applies the chart and kustomize layout to discovered inputs (see the module docs).
@@ -251,12 +268,17 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
         .flatten()
         .flat_map(|k| &k.listed)
         .collect();
+    let patches: BTreeSet<&PathBuf> = kustomizations
+        .values()
+        .flatten()
+        .flat_map(|k| &k.patches)
+        .collect();
     for (input, dir) in pending {
         let keep = match kustomizations.get(&dir) {
-            Some(Some(_)) => input
-                .path
-                .as_deref()
-                .is_some_and(|p| listed.contains(&normalize(p))),
+            Some(Some(_)) => input.path.as_deref().is_some_and(|p| {
+                let p = normalize(p);
+                listed.contains(&p) || patches.contains(&p)
+            }),
             _ => true,
         };
         if keep {
@@ -266,11 +288,14 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
             out.inputs.push(input);
         }
     }
+    // Kustomizations stay inputs: an unreadable one for its parse error, a readable one because
+    // the model reads its trees and patch lists (`k8s::scope`). No rule reports on the
+    // `Kustomization` object itself.
     for (dir, input) in kustomization_inputs {
-        // An unreadable kustomization stays an input: its parse error is the finding.
-        if matches!(kustomizations.get(&dir), Some(None)) {
-            out.inputs.push(input);
+        if matches!(kustomizations.get(&dir), Some(Some(_))) {
+            out.layout.kustomized.insert(input.name.clone());
         }
+        out.inputs.push(input);
     }
     out.layout.kustomizations = kustomizations
         .iter()

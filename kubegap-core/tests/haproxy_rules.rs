@@ -44,15 +44,18 @@ backend app
 #[test]
 fn idle_close_depends_on_version_and_topology() {
     let rule = "haproxy-idle-close-on-reload";
-    assert!(run(rule, HTTP, Some("2.2"), false).is_empty());
-    let on_24 = run(rule, HTTP, Some("2.4.22"), false);
+    assert!(run(rule, HTTP, Some("2.2"), true).is_empty());
+    // Without an L7 load balancer declared in front, nothing is evidence of 502s.
+    assert!(run(rule, HTTP, Some("2.4.22"), false).is_empty());
+    assert!(run(rule, HTTP, None, false).is_empty());
+    let on_24 = run(rule, HTTP, Some("2.4.22"), true);
     assert_eq!(on_24.len(), 1);
     assert!(on_24[0]
         .help
         .as_deref()
         .is_some_and(|h| h.contains("needs HAProxy 2.6")));
-    let unknown = run(rule, HTTP, None, false);
-    assert_eq!(unknown[0].severity, Severity::Info);
+    let unknown = run(rule, HTTP, None, true);
+    assert_eq!(unknown[0].severity, Severity::Warning);
     assert!(
         unknown[0].message.contains("line 2"),
         "{}",

@@ -108,6 +108,7 @@ fn doc_examples_behave_as_documented() {
                     match line.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
                         Some(("nodes", v)) => example_settings.nodes = v.parse().ok(),
                         Some(("complete", v)) => example_settings.complete = v == "true",
+                        Some(("l7_in_front", v)) => example_settings.l7_in_front = v == "true",
                         _ => {}
                     }
                 }

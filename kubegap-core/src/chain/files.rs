@@ -56,27 +56,31 @@ fn base_name(cx: &Context<'_>, span: Span) -> String {
 /// address whose port is the `nodePort` of exactly one Service of the input.
 pub fn resolve_target<'a>(
     cx: &Context<'a>,
+    file: crate::source::FileId,
     host: &str,
     port: Option<u16>,
 ) -> Option<(&'a Service, PortRef)> {
-    if let Some(service) = resolve_service(cx, host) {
+    if let Some(service) = resolve_service(cx, file, host) {
         return Some((service, port.map_or(PortRef::Unknown, PortRef::Number)));
     }
     let port = i64::from(port?);
-    let mut found = cx.k8s.services.iter().filter_map(|s| {
-        let sp = s
-            .ports
+    let node_port = |s: &&'a Service| {
+        s.ports
             .iter()
-            .find(|sp| cx.node(sp.at).get("nodePort").and_then(|n| n.as_i64()) == Some(port))?;
-        Some((
-            s,
-            sp.port
-                .and_then(|p| u16::try_from(p).ok())
-                .map_or(PortRef::Unknown, PortRef::Number),
-        ))
-    });
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
+            .find(|sp| cx.node(sp.at).get("nodePort").and_then(|n| n.as_i64()) == Some(port))
+    };
+    // The nearest Service with this nodePort (two equally near: none).
+    let service = cx.k8s.nearest_to_file(
+        file,
+        cx.k8s.services.iter().filter(|s| node_port(s).is_some()),
+    )?;
+    let sp = node_port(&service)?;
+    Some((
+        service,
+        sp.port
+            .and_then(|p| u16::try_from(p).ok())
+            .map_or(PortRef::Unknown, PortRef::Number),
+    ))
 }
 
 /// Every nginx `proxy_pass` and haproxy.cfg `server` that reaches a Service of the input.
@@ -154,7 +158,9 @@ fn nginx_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
                 .line_col(pass.url_span.start)
                 .line;
             for target in config.targets(&pass, &upstreams) {
-                if let Some((service, port)) = resolve_target(cx, &target.host, target.port) {
+                if let Some((service, port)) =
+                    resolve_target(cx, pass.url_span.file, &target.host, target.port)
+                {
                     out.push(FileRoute {
                         hop: proxy.clone(),
                         route: format!("{base}:{line} proxy_pass {}", pass.url),
@@ -198,7 +204,8 @@ fn haproxy_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
                     continue;
                 };
                 let port = address.port.as_deref().and_then(|p| p.parse::<u16>().ok());
-                let Some((service, port)) = resolve_target(cx, &address.host, port) else {
+                let Some((service, port)) = resolve_target(cx, config.file, &address.host, port)
+                else {
                     continue;
                 };
                 let mut proxy = Hop::new(

@@ -200,7 +200,7 @@ pub fn chains(
             let Some(name) = cx.node(name_at).as_str() else {
                 continue;
             };
-            let Some(service) = cx.k8s.service(&obj.namespace, name) else {
+            let Some(service) = cx.k8s.service_from(route.obj, &obj.namespace, name).found() else {
                 continue;
             };
             let port = match port_at.map(|p| cx.node(p)) {

@@ -329,10 +329,15 @@ pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opt
     Some(hop)
 }
 
-/// Resolves a host written in a proxy config to a Service of the input through cluster DNS:
-/// `name`, `name.ns`, `name.ns.svc`, `name.ns.svc.cluster.local`. A bare name resolves only
-/// when exactly one Service of the input has it.
-pub fn resolve_service<'a>(cx: &Context<'a>, host: &str) -> Option<&'a Service> {
+/// Resolves a host written in a proxy config (in `file`) to a Service of the input through
+/// cluster DNS: `name`, `name.ns`, `name.ns.svc`, `name.ns.svc.cluster.local`. Among Services
+/// with that name, the one nearest to the config file is taken (see `k8s::scope`); two equally
+/// near ones (a bare name in two namespaces, say) resolve to none.
+pub fn resolve_service<'a>(
+    cx: &Context<'a>,
+    file: crate::source::FileId,
+    host: &str,
+) -> Option<&'a Service> {
     let host = host.trim_end_matches('.');
     let host = host.strip_suffix(".cluster.local").unwrap_or(host);
     let host = host.strip_suffix(".svc").unwrap_or(host);
@@ -342,18 +347,11 @@ pub fn resolve_service<'a>(cx: &Context<'a>, host: &str) -> Option<&'a Service> 
     if parts.next().is_some() || name.is_empty() || name.parse::<std::net::Ipv4Addr>().is_ok() {
         return None;
     }
-    match ns {
-        Some(ns) => cx.k8s.service(ns, name),
-        None => {
-            let mut found = cx
-                .k8s
-                .services
-                .iter()
-                .filter(|s| cx.obj(s.obj).name == name);
-            let first = found.next()?;
-            found.next().is_none().then_some(first)
-        }
-    }
+    let candidates = cx.k8s.services.iter().filter(|s| {
+        let o = cx.obj(s.obj);
+        o.name == name && ns.is_none_or(|ns| o.namespace == ns)
+    });
+    cx.k8s.nearest_to_file(file, candidates)
 }
 
 /// How a proxy names the Service port it reaches.

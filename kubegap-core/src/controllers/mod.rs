@@ -144,8 +144,9 @@ impl Product {
     }
 
     /// Well-known class names that name one product only (`alb`, `gce`, `openshift-default`).
-    /// `nginx` and `haproxy` are shared by several products and resolve only through an
-    /// IngressClass or a controller in the input.
+    /// `nginx` and `haproxy` are shared by several products and resolve through an
+    /// IngressClass or a controller in the input; without either, `nginx` is ingress-nginx
+    /// (see `bind_ingress`).
     pub fn of_class_name(class: &str) -> Option<Product> {
         match class {
             "alb" => Some(Product::AwsAlb),
@@ -706,7 +707,7 @@ impl<'a> Reader<'a> {
         }
         let mut out: Vec<ObjId> = names
             .into_iter()
-            .filter_map(|n| self.graph.service(ns, n).map(|s| s.obj))
+            .filter_map(|n| self.graph.service_from(obj, ns, n).found().map(|s| s.obj))
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -1330,6 +1331,34 @@ fn bind_ingress(
             return (
                 Some(Binding {
                     product,
+                    via: Via::ClassName,
+                }),
+                controller,
+            );
+        }
+        // 3b. `nginx` with no IngressClass of that name in the input and no other product's
+        // controller claiming it is ingress-nginx: the class its Helm chart installs and
+        // `kubectl create ingress --class=nginx` names. Unless the Ingress's own annotations
+        // are all NGINX Inc's (`nginx.org/*`), whose controller also defaults to `nginx`.
+        let class_object = graph
+            .ingress_classes
+            .iter()
+            .any(|(o, _)| graph.objects[*o].name == class);
+        let other_nginx = {
+            let products: Vec<Product> = reader
+                .annotations(obj)
+                .iter()
+                .filter_map(|(k, _)| k.as_str().and_then(Product::of_annotation))
+                .collect();
+            products.contains(&Product::NginxInc) && !products.contains(&Product::IngressNginx)
+        };
+        if class == "nginx" && !class_object && !ambiguous && !other_nginx {
+            let controller = controllers
+                .iter()
+                .position(|c| c.product == Product::IngressNginx && watches(c));
+            return (
+                Some(Binding {
+                    product: Product::IngressNginx,
                     via: Via::ClassName,
                 }),
                 controller,

@@ -132,8 +132,8 @@ spec:
     let route = &m.routes[0];
     let binding = route.binding.as_ref().unwrap();
     assert_eq!(binding.product, Product::IngressNginx);
-    assert_eq!(binding.via, Via::Annotations);
-    assert!(!binding.confident());
+    // `ingressClassName: nginx` and no IngressClass in the input: ingress-nginx's class.
+    assert_eq!(binding.via, Via::ClassName);
     let deadline = route.reload_deadline.as_ref().unwrap();
     assert_eq!(deadline.value, 240_000);
     assert_eq!(deadline.source.describe(&files), "default of ingress-nginx");
@@ -491,6 +491,40 @@ spec:
     );
     let (_, _, _, m) = model(&both);
     assert_eq!(m.routes[0].binding, None);
+}
+
+#[test]
+fn nginx_class_without_ingress_class_is_ingress_nginx() {
+    let ingress = r#"
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: chat}
+spec:
+  ingressClassName: nginx
+  defaultBackend: {service: {name: chat, port: {number: 80}}}
+"#;
+    let (_, _, _, m) = model(ingress);
+    assert_eq!(
+        m.routes[0].binding,
+        Some(Binding {
+            product: Product::IngressNginx,
+            via: Via::ClassName
+        })
+    );
+    // An IngressClass `nginx` in the input decides instead (here: a controller kubegap does
+    // not know, so no binding).
+    let with_class = format!(
+        "{ingress}---\napiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {{name: nginx}}\nspec: {{controller: example.com/other}}\n"
+    );
+    let (_, _, _, m) = model(&with_class);
+    assert_eq!(m.routes[0].binding, None);
+    // No class at all: only the annotations' prefix says which controller, a guess.
+    let (_, _, _, m) = model(
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: chat\n  annotations: {nginx.ingress.kubernetes.io/proxy-read-timeout: \"3600\"}\nspec: {defaultBackend: {service: {name: chat, port: {number: 80}}}}\n",
+    );
+    let binding = m.routes[0].binding.as_ref().unwrap();
+    assert_eq!(binding.via, Via::Annotations);
+    assert!(!binding.confident());
 }
 
 #[test]

@@ -10,8 +10,10 @@ use crate::source::Span;
 use crate::yaml::{Document, NodeId, NodeRef};
 
 pub mod pod;
+pub mod scope;
 mod selector;
 
+pub use scope::{Near, Place};
 pub use selector::{LabelSelector, Requirement};
 
 /// Index of an object in [`Graph::objects`].
@@ -41,6 +43,8 @@ pub struct Object {
     pub namespace: String,
     /// Whether `metadata.namespace` was written.
     pub namespace_explicit: bool,
+    /// Where it was written (file, directory, kustomization tree or chart).
+    pub place: Place,
 }
 
 /// A container of a pod template.
@@ -97,6 +101,18 @@ pub struct Workload {
     pub replicas: Option<At>,
     /// Containers (and init containers, flagged).
     pub containers: Vec<Container>,
+    /// What a kustomize patch of this workload (or this patch itself) changes, so that the
+    /// value as deployed is not known: see [`Patched`].
+    pub patched: Patched,
+}
+
+/// What kustomize patches written close to a workload change in its containers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Patched {
+    /// A patch sets container `ports`: the declared ports as deployed are unknown.
+    pub ports: bool,
+    /// A patch sets a probe (`livenessProbe`, `readinessProbe`, `startupProbe`).
+    pub probes: bool,
 }
 
 /// A Service port.
@@ -125,6 +141,21 @@ pub struct Service {
     pub ports: Vec<ServicePort>,
     /// `spec.type` (`ClusterIP` when absent).
     pub service_type: String,
+    /// Whether every port serves metrics only (named `metrics`, `http-metrics`,
+    /// `prometheus`…, by its name or its named `targetPort`): no user traffic goes through it.
+    pub metrics_only: bool,
+}
+
+/// Whether a port name says it serves metrics: `metrics`, `http-metrics`, `metrics-https`,
+/// `prometheus`, `prom`, `monitoring`, `telemetry`, `exporter`.
+pub fn is_metrics_port_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.split(['-', '_']).any(|part| {
+        matches!(
+            part,
+            "metrics" | "metric" | "prometheus" | "prom" | "monitoring" | "telemetry" | "exporter"
+        )
+    })
 }
 
 /// One backend reference of an Ingress.
@@ -192,6 +223,27 @@ pub struct Hpa {
     pub max_replicas: Option<i64>,
 }
 
+/// The result of resolving a reference by name.
+#[derive(Debug)]
+pub enum Lookup<'g> {
+    /// One nearest object, and how near it is.
+    Found(&'g Service, Near),
+    /// Several equally near candidates: kubegap does not pick one.
+    Ambiguous(Vec<ObjId>),
+    /// No candidate in scope.
+    Missing,
+}
+
+impl<'g> Lookup<'g> {
+    /// The Service, when exactly one is nearest.
+    pub fn found(&self) -> Option<&'g Service> {
+        match self {
+            Lookup::Found(s, _) => Some(s),
+            _ => None,
+        }
+    }
+}
+
 /// The object graph of one run.
 #[derive(Debug, Default)]
 pub struct Graph {
@@ -227,9 +279,19 @@ pub struct Graph {
     label_index: BTreeMap<(String, String, String), Vec<usize>>,
     /// Namespaces that hold at least one workload.
     workload_namespaces: std::collections::BTreeSet<String>,
-    /// (namespace, Service name) → Ingresses and Routes that send traffic to it, with the
-    /// backend's service-name node.
-    backend_refs: BTreeMap<(String, String), Vec<(ObjId, At)>>,
+    /// Service object → Ingresses and Routes that send traffic to it, with the backend's
+    /// service-name node.
+    backend_refs: BTreeMap<ObjId, Vec<(ObjId, At)>>,
+    /// Service object → how near its selected workloads are.
+    service_near: BTreeMap<ObjId, Near>,
+    /// Where every file of the run is (directories, kustomization trees, charts).
+    places: scope::Places,
+    /// Namespace → one workload per file that holds workloads of it (nearness depends only
+    /// on the file, so one representative per file keeps "is a workload near" linear).
+    workload_files: BTreeMap<String, Vec<ObjId>>,
+    /// Namespace → one possible pod owner (custom resource) per file; key `None` for those
+    /// without a written namespace, which may land in any.
+    owner_files: BTreeMap<Option<String>, Vec<ObjId>>,
 }
 
 const WORKLOAD_KINDS: &[&str] = &[
@@ -242,7 +304,106 @@ const WORKLOAD_KINDS: &[&str] = &[
     "CronJob",
     "Pod",
     "DeploymentConfig",
+    "Rollout",
 ];
+
+/// Pod labels that Kubernetes controllers set themselves: a selector using them matches its
+/// owner's pods although no pod template in the input carries them.
+const CONTROLLER_LABELS: &[&str] = &[
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+    "job-name",
+    "batch.kubernetes.io/job-name",
+    "controller-uid",
+    "batch.kubernetes.io/controller-uid",
+    "pod-template-hash",
+    "controller-revision-hash",
+    "pod-template-generation",
+];
+
+/// Whether a label key is set by a controller on the pods it makes.
+pub fn is_controller_label(key: &str) -> bool {
+    CONTROLLER_LABELS.contains(&key)
+}
+
+/// Whether a workload's pods carry a controller-set label with this value.
+fn controller_label_matches(kind: &str, name: &str, key: &str, value: &str) -> bool {
+    match key {
+        "statefulset.kubernetes.io/pod-name" => {
+            kind == "StatefulSet"
+                && value
+                    .strip_prefix(name)
+                    .and_then(|r| r.strip_prefix('-'))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        }
+        "apps.kubernetes.io/pod-index" => kind == "StatefulSet",
+        "job-name" | "batch.kubernetes.io/job-name" => {
+            (kind == "Job" && value == name) || (kind == "CronJob" && value.starts_with(name))
+        }
+        _ => true,
+    }
+}
+
+/// API groups built into Kubernetes (and kustomize's own), whose kinds do not make pods unless
+/// they are workloads; any other kind is a custom resource that may own pods.
+fn is_builtin_api(api_version: &str) -> bool {
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    group.is_empty()
+        || !group.contains('.')
+        || group.ends_with(".k8s.io")
+        || group == "kustomize.config.k8s.io"
+}
+
+/// Custom resource kinds known not to own pods (monitoring, routing, certificates, CRDs).
+const NOT_POD_OWNERS: &[&str] = &[
+    "ServiceMonitor",
+    "PodMonitor",
+    "PrometheusRule",
+    "Probe",
+    "VirtualService",
+    "DestinationRule",
+    "Gateway",
+    "HTTPRoute",
+    "GRPCRoute",
+    "TCPRoute",
+    "TLSRoute",
+    "ServiceEntry",
+    "Sidecar",
+    "EnvoyFilter",
+    "PeerAuthentication",
+    "AuthorizationPolicy",
+    "RequestAuthentication",
+    "Telemetry",
+    "Certificate",
+    "Issuer",
+    "ClusterIssuer",
+    "BackendConfig",
+    "FrontendConfig",
+    "ManagedCertificate",
+    "Route",
+    "IngressRoute",
+    "Middleware",
+    "Server",
+    "ServerAuthorization",
+    "HTTPLocalRateLimitPolicy",
+    "ServiceProfile",
+    "Application",
+    "AppProject",
+    "ApplicationSet",
+];
+/// Whether a port name written in a manifest is a placeholder, an unknown value rather than
+/// a wrong one: an unrendered template (`${PORT}`, `{{ .Port }}`, `%%PORT%%`) or a name
+/// Kubernetes would reject (port names are lowercase IANA service names, such as `http`;
+/// `PORT` is a placeholder some sample substitutes before applying).
+pub fn is_placeholder_port_name(name: &str) -> bool {
+    name.contains("${")
+        || name.contains("{{")
+        || name.contains("%%")
+        || name.contains('$')
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
 
 /// String pairs of a mapping of scalars (labels, selectors, annotations).
 pub fn string_map(node: Option<NodeRef<'_>>) -> BTreeMap<String, String> {
@@ -258,9 +419,18 @@ pub fn string_map(node: Option<NodeRef<'_>>) -> BTreeMap<String, String> {
 }
 
 impl Graph {
-    /// Builds the graph from every document.
+    /// Builds the graph from every document, as if every file were in one directory.
     pub fn build(documents: &[Document]) -> Graph {
-        let mut graph = Graph::default();
+        Graph::build_in(documents, &scope::Places::default())
+    }
+
+    /// Builds the graph from every document, with the places (directories, kustomization
+    /// trees, charts) of their files, so that references resolve nearest first.
+    pub fn build_in(documents: &[Document], places: &scope::Places) -> Graph {
+        let mut graph = Graph {
+            places: places.clone(),
+            ..Graph::default()
+        };
         for (doc_index, doc) in documents.iter().enumerate() {
             let Some(root) = doc.root() else { continue };
             let Some(kind) = root.str_at(&["kind"]) else {
@@ -269,63 +439,186 @@ impl Graph {
             if root.str_at(&["apiVersion"]).is_none() {
                 continue;
             }
+            let place = places.place(doc.file);
             let items = root.get("items");
             if kind.ends_with("List") && items.is_some() {
                 for item in items.into_iter().flat_map(|i| i.items()) {
-                    graph.add(doc_index, item);
+                    graph.add(doc_index, item, place.clone());
                 }
             } else {
-                graph.add(doc_index, root);
+                graph.add(doc_index, root, place);
             }
         }
         graph.link();
+        graph.index_files();
+        graph.mark_patched(documents);
         graph.index_backends(documents);
         graph
     }
 
-    /// Indexes Ingress and Route backends by the Service they name, so that "who sends traffic
-    /// to this Service" is a lookup, not a scan of every Ingress per workload.
-    fn index_backends(&mut self, documents: &[Document]) {
-        let mut refs: BTreeMap<(String, String), Vec<(ObjId, At)>> = BTreeMap::new();
-        let name_of = |at: At| documents[at.doc].node(at.node).as_str().map(str::to_string);
-        for ingress in &self.ingresses {
-            let ns = &self.objects[ingress.obj].namespace;
-            for b in &ingress.backends {
-                if let Some(name) = name_of(b.service_name) {
-                    refs.entry((ns.clone(), name))
-                        .or_default()
-                        .push((ingress.obj, b.service_name));
+    /// One representative per (namespace, file) of the workloads and of the custom resources
+    /// that may own pods.
+    fn index_files(&mut self) {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut workload_files: BTreeMap<String, Vec<ObjId>> = BTreeMap::new();
+        for w in &self.workloads {
+            let o = &self.objects[w.obj];
+            if seen.insert((o.namespace.clone(), o.place.file)) {
+                workload_files
+                    .entry(o.namespace.clone())
+                    .or_default()
+                    .push(w.obj);
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut owner_files: BTreeMap<Option<String>, Vec<ObjId>> = BTreeMap::new();
+        for (id, o) in self.objects.iter().enumerate() {
+            let candidate = !is_builtin_api(&o.api_version)
+                && !NOT_POD_OWNERS.contains(&o.kind.as_str())
+                && !WORKLOAD_KINDS.contains(&o.kind.as_str())
+                && o.kind != "CustomResourceDefinition";
+            let key = o.namespace_explicit.then(|| o.namespace.clone());
+            if candidate && seen.insert((key.clone(), o.place.file)) {
+                owner_files.entry(key).or_default().push(id);
+            }
+        }
+        self.workload_files = workload_files;
+        self.owner_files = owner_files;
+    }
+
+    /// How near object `b` is to object `a` (`None`: another kustomization tree or chart).
+    pub fn nearness(&self, a: ObjId, b: ObjId) -> Option<(Near, std::cmp::Reverse<usize>)> {
+        scope::nearness(&self.objects[a].place, &self.objects[b].place)
+    }
+
+    /// Keeps the candidates nearest to `from` (all those equally near), with their nearness.
+    fn nearest<T: Copy>(
+        &self,
+        from: ObjId,
+        candidates: impl IntoIterator<Item = T>,
+        obj: impl Fn(T) -> ObjId,
+    ) -> (Vec<T>, Option<Near>) {
+        let mut best: Option<(Near, std::cmp::Reverse<usize>)> = None;
+        let mut out = Vec::new();
+        for c in candidates {
+            let Some(n) = self.nearness(from, obj(c)) else {
+                continue;
+            };
+            match best {
+                Some(b) if n > b => {}
+                Some(b) if n == b => out.push(c),
+                _ => {
+                    best = Some(n);
+                    out.clear();
+                    out.push(c);
                 }
             }
         }
-        for route in &self.routes {
-            let ns = &self.objects[route.obj].namespace;
-            if let Some(to) = route.to {
-                if let Some(name) = name_of(to) {
-                    refs.entry((ns.clone(), name))
-                        .or_default()
-                        .push((route.obj, to));
+        (out, best.map(|b| b.0))
+    }
+
+    /// Marks what kustomize patches change in the workloads they patch (and in themselves): a
+    /// second definition of the same workload (kind, namespace, name) close to it that is a
+    /// patch — a file a kustomization lists under `patches`/`patchesStrategicMerge`, or a
+    /// partial definition with a container that has no `image`. The ports, or the probes,
+    /// that a patch sets are a merge kubegap does not do. Two complete definitions (variants of
+    /// one manifest) are not patches, and a patch that sets only `env` changes nothing here.
+    fn mark_patched(&mut self, documents: &[Document]) {
+        let is_patch = |g: &Graph, w: &Workload| {
+            g.objects[w.obj].place.patch || w.containers.iter().any(|c| c.image.is_none())
+        };
+        let sets = |w: &Workload| {
+            let mut p = Patched::default();
+            for c in &w.containers {
+                let node = documents[c.at.doc].node(c.at.node);
+                p.ports |= node.get("ports").is_some();
+                p.probes |= ["livenessProbe", "readinessProbe", "startupProbe"]
+                    .iter()
+                    .any(|k| node.get(k).is_some());
+            }
+            p
+        };
+        // Only groups (kind, namespace, name) holding a patch are compared, patch against
+        // member, so many copies of one complete manifest stay linear.
+        let mut marks: BTreeMap<usize, Patched> = BTreeMap::new();
+        for group in self.index.values().filter(|g| g.len() > 1) {
+            let members: Vec<usize> = group
+                .iter()
+                .filter_map(|o| self.workload_index.get(o).copied())
+                .collect();
+            for &pi in &members {
+                let patch = &self.workloads[pi];
+                if !is_patch(self, patch) {
+                    continue;
                 }
+                let p = sets(patch);
+                if p == Patched::default() {
+                    continue;
+                }
+                for &wi in &members {
+                    let w = &self.workloads[wi];
+                    if wi == pi
+                        || !self
+                            .nearness(patch.obj, w.obj)
+                            .is_some_and(|n| n.0.is_close())
+                    {
+                        continue;
+                    }
+                    for i in [wi, pi] {
+                        let m = marks.entry(i).or_default();
+                        m.ports |= p.ports;
+                        m.probes |= p.probes;
+                    }
+                }
+            }
+        }
+        for (wi, mark) in marks {
+            self.workloads[wi].patched = mark;
+        }
+    }
+
+    /// Indexes Ingress and Route backends by the Service they resolve to (nearest first), so
+    /// that "who sends traffic to this Service" is a lookup, not a scan of every Ingress per
+    /// workload.
+    fn index_backends(&mut self, documents: &[Document]) {
+        let mut refs: BTreeMap<ObjId, Vec<(ObjId, At)>> = BTreeMap::new();
+        let name_of = |at: At| documents[at.doc].node(at.node).as_str().map(str::to_string);
+        let mut wanted: Vec<(ObjId, At)> = Vec::new();
+        for ingress in &self.ingresses {
+            for b in &ingress.backends {
+                wanted.push((ingress.obj, b.service_name));
+            }
+        }
+        for route in &self.routes {
+            if let Some(to) = route.to {
+                wanted.push((route.obj, to));
+            }
+        }
+        for (owner, at) in wanted {
+            let Some(name) = name_of(at) else { continue };
+            let ns = self.objects[owner].namespace.clone();
+            if let Lookup::Found(service, _) = self.service_from(owner, &ns, &name) {
+                refs.entry(service.obj).or_default().push((owner, at));
             }
         }
         self.backend_refs = refs;
     }
 
-    /// Ingresses and Routes whose backends name this Service, in input order, with the node of
-    /// the backend's service name.
-    pub fn backends_of(&self, namespace: &str, service: &str) -> &[(ObjId, At)] {
-        self.backend_refs
-            .get(&(namespace.to_string(), service.to_string()))
-            .map_or(&[], Vec::as_slice)
+    /// Ingresses and Routes whose backends resolve to this Service, in input order, with the
+    /// node of the backend's service name.
+    pub fn backends_of(&self, service: ObjId) -> &[(ObjId, At)] {
+        self.backend_refs.get(&service).map_or(&[], Vec::as_slice)
     }
 
     /// Precomputes which workloads each Service selects, through an index of pod template labels
     /// by (namespace, key, value), so that large streams stay linear instead of services ×
-    /// workloads.
+    /// workloads. Among the matching workloads, only the nearest are selected (see [`scope`]).
     fn link(&mut self) {
         let mut by_label: BTreeMap<(&str, &str, &str), Vec<usize>> = BTreeMap::new();
+        let mut by_namespace: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (i, w) in self.workloads.iter().enumerate() {
             let ns = self.objects[w.obj].namespace.as_str();
+            by_namespace.entry(ns).or_default().push(i);
             for (k, v) in &w.labels {
                 by_label
                     .entry((ns, k.as_str(), v.as_str()))
@@ -335,42 +628,54 @@ impl Graph {
         }
         let mut service_workloads: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
         let mut workload_services: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
+        let mut service_near: BTreeMap<ObjId, Near> = BTreeMap::new();
         for (si, service) in self.services.iter().enumerate() {
             let ns = self.objects[service.obj].namespace.as_str();
-            // Candidates: workloads carrying the rarest selector pair; then check all pairs.
+            // Candidates: workloads carrying the rarest selector pair set in the template
+            // (controller-set labels are on no template); then check all pairs.
             let candidates = service
                 .selector_labels
                 .iter()
+                .filter(|(k, _)| !is_controller_label(k))
                 .map(|(k, v)| {
                     by_label
                         .get(&(ns, k.as_str(), v.as_str()))
                         .map_or(&[][..], Vec::as_slice)
                 })
                 .min_by_key(|c| c.len());
-            let Some(candidates) = candidates else {
-                continue;
+            let candidates = match candidates {
+                Some(c) => c,
+                None if !service.selector_labels.is_empty() => {
+                    by_namespace.get(ns).map_or(&[][..], Vec::as_slice)
+                }
+                None => continue,
             };
-            let selected: Vec<usize> = candidates
-                .iter()
-                .copied()
-                .filter(|wi| {
-                    let w = &self.workloads[*wi];
-                    service
-                        .selector_labels
-                        .iter()
-                        .all(|(k, v)| w.labels.get(k) == Some(v))
+            let matching = candidates.iter().copied().filter(|wi| {
+                let w = &self.workloads[*wi];
+                let o = &self.objects[w.obj];
+                service.selector_labels.iter().all(|(k, v)| {
+                    if is_controller_label(k) {
+                        controller_label_matches(&o.kind, &o.name, k, v)
+                    } else {
+                        w.labels.get(k) == Some(v)
+                    }
                 })
-                .collect();
+            });
+            let (selected, near) = self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
             for wi in &selected {
                 workload_services
                     .entry(self.workloads[*wi].obj)
                     .or_default()
                     .push(si);
             }
+            if let Some(near) = near {
+                service_near.insert(service.obj, near);
+            }
             service_workloads.insert(service.obj, selected);
         }
         self.service_workloads = service_workloads;
         self.workload_services = workload_services;
+        self.service_near = service_near;
         self.workload_index = self
             .workloads
             .iter()
@@ -394,7 +699,7 @@ impl Graph {
             .collect();
     }
 
-    fn add(&mut self, doc: usize, node: NodeRef<'_>) {
+    fn add(&mut self, doc: usize, node: NodeRef<'_>, place: Place) {
         let node = node.resolve();
         let (Some(kind), Some(api_version)) =
             (node.str_at(&["kind"]), node.str_at(&["apiVersion"]))
@@ -417,6 +722,7 @@ impl Graph {
                 .unwrap_or("default")
                 .to_string(),
             namespace_explicit: namespace_node.is_some(),
+            place,
         };
         let id = self.objects.len();
         self.index
@@ -474,24 +780,36 @@ impl Graph {
                             node.path(&["spec", "replicas"]).map(at)
                         },
                         containers,
+                        patched: Patched::default(),
                     });
                 }
             }
             "Service" => {
                 let selector = node.path(&["spec", "selector"]);
-                let ports = node
+                let mut metrics_ports = 0usize;
+                let ports: Vec<ServicePort> = node
                     .path(&["spec", "ports"])
                     .into_iter()
                     .flat_map(|p| p.items())
-                    .map(|p| ServicePort {
-                        at: at(p),
-                        name: p.str_at(&["name"]).map(str::to_string),
-                        port: p.get("port").and_then(|n| n.as_i64()),
-                        target_port: p.get("targetPort").map(at),
+                    .map(|p| {
+                        let name = p.str_at(&["name"]);
+                        let target = p.get("targetPort").and_then(|t| t.as_str());
+                        if name.is_some_and(is_metrics_port_name)
+                            || target.is_some_and(is_metrics_port_name)
+                        {
+                            metrics_ports += 1;
+                        }
+                        ServicePort {
+                            at: at(p),
+                            name: name.map(str::to_string),
+                            port: p.get("port").and_then(|n| n.as_i64()),
+                            target_port: p.get("targetPort").map(at),
+                        }
                     })
                     .collect();
                 self.services.push(Service {
                     obj: id,
+                    metrics_only: !ports.is_empty() && metrics_ports == ports.len(),
                     selector: selector.map(at),
                     selector_labels: string_map(selector),
                     ports,
@@ -622,7 +940,56 @@ impl Graph {
             .map_or(&[], Vec::as_slice)
     }
 
-    /// Services with this namespace and name.
+    /// The Service a reference from object `from` names: the nearest Service with this
+    /// namespace and name (see [`scope`]); two equally near ones are [`Lookup::Ambiguous`].
+    pub fn service_from(&self, from: ObjId, namespace: &str, name: &str) -> Lookup<'_> {
+        let (found, near) = self.nearest(
+            from,
+            self.find("Service", namespace, name).iter().copied(),
+            |o| o,
+        );
+        match (found.as_slice(), near) {
+            ([], _) | (_, None) => Lookup::Missing,
+            ([one], Some(near)) => match self.service_by_obj(*one) {
+                Some(s) => Lookup::Found(s, near),
+                None => Lookup::Missing,
+            },
+            (_, Some(_)) => Lookup::Ambiguous(found),
+        }
+    }
+
+    /// Among `candidates` (Services), the one nearest to a file that is not a manifest (an
+    /// haproxy.cfg or nginx config naming a Service); `None` when none is in scope or two are
+    /// equally near.
+    pub fn nearest_to_file<'s>(
+        &self,
+        file: crate::source::FileId,
+        candidates: impl IntoIterator<Item = &'s Service>,
+    ) -> Option<&'s Service> {
+        let from = self.places.place(file);
+        let mut best: Option<(Near, std::cmp::Reverse<usize>)> = None;
+        let mut found: Vec<&Service> = Vec::new();
+        for s in candidates {
+            let Some(n) = scope::nearness(&from, &self.objects[s.obj].place) else {
+                continue;
+            };
+            match best {
+                Some(b) if n > b => {}
+                Some(b) if n == b => found.push(s),
+                _ => {
+                    best = Some(n);
+                    found = vec![s];
+                }
+            }
+        }
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// The Service with this namespace and name, for references from outside the graph (a
+    /// proxy config's upstream host): the first in input order.
     pub fn service(&self, namespace: &str, name: &str) -> Option<&Service> {
         let obj = *self.find("Service", namespace, name).first()?;
         self.service_by_obj(obj)
@@ -636,6 +1003,35 @@ impl Graph {
     /// Whether any workload is in this namespace.
     pub fn namespace_has_workloads(&self, namespace: &str) -> bool {
         self.workload_namespaces.contains(namespace)
+    }
+
+    /// Whether a workload of this object's namespace was written close to it (same file,
+    /// directory, kustomization tree or chart): the evidence that its pods are in the input.
+    pub fn has_workloads_near(&self, obj: ObjId) -> bool {
+        let ns = &self.objects[obj].namespace;
+        self.workload_files
+            .get(ns)
+            .into_iter()
+            .flatten()
+            .any(|w| self.nearness(obj, *w).is_some_and(|n| n.0.is_close()))
+    }
+
+    /// A custom resource written close to this object, in its namespace (or in none), that
+    /// may own pods (an operator's database, Prometheus, Ray cluster…): pods the input does
+    /// not show.
+    pub fn pod_owner_near(&self, obj: ObjId) -> Option<ObjId> {
+        let ns = &self.objects[obj].namespace;
+        [Some(ns.clone()), None]
+            .iter()
+            .filter_map(|k| self.owner_files.get(k))
+            .flatten()
+            .copied()
+            .find(|id| self.nearness(obj, *id).is_some_and(|n| n.0.is_close()))
+    }
+
+    /// How near the workloads a Service selects are (`None` when it selects none).
+    pub fn service_link_near(&self, service: &Service) -> Option<Near> {
+        self.service_near.get(&service.obj).copied()
     }
 
     /// Workloads (indices into `workloads`) whose pod template carries `key=value`, in a
@@ -662,7 +1058,7 @@ impl Graph {
             .unwrap_or_default()
     }
 
-    /// Workloads a PDB selects.
+    /// Workloads a PDB selects (the nearest matching ones, see [`scope`]).
     pub fn pdb_targets(&self, pdb: &Pdb) -> Vec<&Workload> {
         let ns = &self.objects[pdb.obj].namespace;
         // With `matchLabels`, only workloads carrying its rarest pair can match (label index);
@@ -671,29 +1067,40 @@ impl Graph {
             .selector
             .match_labels
             .iter()
+            .filter(|(k, _)| !is_controller_label(k))
             .map(|(k, v)| self.workloads_with_label(ns, k, v))
             .min_by_key(|c| c.len());
-        match candidates {
+        let matches = |w: &&Workload| {
+            let o = &self.objects[w.obj];
+            pdb.selector.matches_with(&w.labels, |k, v| {
+                is_controller_label(k) && controller_label_matches(&o.kind, &o.name, k, v)
+            })
+        };
+        let matching: Vec<&Workload> = match candidates {
             Some(indices) => indices
                 .iter()
                 .map(|i| &self.workloads[*i])
-                .filter(|w| pdb.selector.matches(&w.labels))
+                .filter(matches)
                 .collect(),
             None => self
                 .workloads
                 .iter()
                 .filter(|w| &self.objects[w.obj].namespace == ns)
-                .filter(|w| pdb.selector.matches(&w.labels))
+                .filter(matches)
                 .collect(),
-        }
+        };
+        self.nearest(pdb.obj, matching, |w| w.obj).0
     }
 
-    /// The workload an HPA scales.
+    /// The workload an HPA scales (the nearest one with its kind and name).
     pub fn hpa_target(&self, hpa: &Hpa) -> Option<&Workload> {
         let ns = &self.objects[hpa.obj].namespace;
-        self.find(&hpa.target_kind, ns, &hpa.target_name)
+        let found = self
+            .find(&hpa.target_kind, ns, &hpa.target_name)
             .iter()
-            .find_map(|obj| self.workload(*obj))
+            .copied();
+        let (near, _) = self.nearest(hpa.obj, found, |o| o);
+        near.iter().find_map(|obj| self.workload(*obj))
     }
 
     /// The workload of an object id, if it is one.

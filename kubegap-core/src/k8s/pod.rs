@@ -168,6 +168,16 @@ impl<'g> Links<'g> {
         self.services.get(&workload.obj).map_or(&[], Vec::as_slice)
     }
 
+    /// Services that send the workload user traffic: those that select it, except the ones
+    /// whose ports serve metrics only ([`Service::metrics_only`]).
+    pub fn traffic_services_of(&self, workload: &Workload) -> Vec<&'g Service> {
+        self.services_of(workload)
+            .iter()
+            .copied()
+            .filter(|s| !s.metrics_only)
+            .collect()
+    }
+
     /// The HPA that scales the workload, if any (the first one in input order).
     pub fn hpa_of(&self, workload: &Workload) -> Option<&'g Hpa> {
         self.hpas.get(&workload.obj).copied()
@@ -213,7 +223,7 @@ pub fn served_replicas<'g>(
     links: &Links<'g>,
     workload: &Workload,
 ) -> Option<(&'g Service, Replicas)> {
-    let service = *links.services_of(workload).first()?;
+    let service = *links.traffic_services_of(workload).first()?;
     Some((service, min_replicas(graph, docs, links, workload)?))
 }
 
@@ -472,7 +482,7 @@ pub fn exposures(
             });
         }
         // Ingresses and Routes naming this Service (first backend of each).
-        for (obj, at) in graph.backends_of(&sobj.namespace, &sobj.name) {
+        for (obj, at) in graph.backends_of(service.obj) {
             out.push(Exposure {
                 obj: *obj,
                 at: *at,

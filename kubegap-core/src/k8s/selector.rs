@@ -57,9 +57,19 @@ impl LabelSelector {
 
     /// Whether labels satisfy the selector.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.matches_with(labels, |_, _| false)
+    }
+
+    /// Whether the selector matches these labels, where `extra(key, value)` says whether a
+    /// `matchLabels` pair the labels lack is carried anyway (labels a controller sets on pods).
+    pub fn matches_with(
+        &self,
+        labels: &BTreeMap<String, String>,
+        extra: impl Fn(&str, &str) -> bool,
+    ) -> bool {
         self.match_labels
             .iter()
-            .all(|(k, v)| labels.get(k) == Some(v))
+            .all(|(k, v)| labels.get(k) == Some(v) || extra(k, v))
             && self.match_expressions.iter().all(|r| {
                 let value = labels.get(&r.key);
                 match r.operator.as_str() {

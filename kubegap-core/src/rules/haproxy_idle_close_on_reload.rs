@@ -8,10 +8,12 @@ declare_rule! {
     /// client connections at once on every reload.
     ///
     /// ## What it does
-    /// Flags each `frontend` or `listen` in `mode http` (explicit or inherited) that has no
-    /// effective `option idle-close-on-response`. The finding is a warning when the
-    /// configuration says an L7 load balancer sits in front (`l7_in_front`), and info
-    /// otherwise. Nothing is reported when the configured HAProxy version is older than 2.4.
+    /// When the configuration says an L7 load balancer sits in front (`--l7-in-front`,
+    /// `topology.l7_in_front`), flags each `frontend` or `listen` in `mode http` (explicit or
+    /// inherited) that has no effective `option idle-close-on-response`. Without that
+    /// declaration nothing is reported: clients that connect directly reconnect, and a config
+    /// file does not show what sits in front of it. Nothing is reported either when the
+    /// configured HAProxy version is older than 2.4.
     ///
     /// ## Why is this bad?
     /// Since HAProxy 2.4 a soft-stopping process closes idle frontend connections immediately
@@ -28,6 +30,11 @@ declare_rule! {
     /// 2.3 and older, bounded by `hard-stop-after`).
     ///
     /// ## Example
+    /// With an L7 load balancer declared in front:
+    /// ```text,settings
+    /// l7_in_front = true
+    /// ```
+    ///
     /// ```haproxy,invalid
     /// defaults
     ///     mode http
@@ -61,7 +68,7 @@ declare_rule! {
     /// ```
     pub static HAPROXY_IDLE_CLOSE_ON_RELOAD = {
         id: "haproxy-idle-close-on-reload",
-        severity: Info,
+        severity: Warning,
         domain: Haproxy,
         summary: "an HTTP frontend without `option idle-close-on-response`: a load balancer in front answers 502 on reloads",
         evidence: &[
@@ -77,6 +84,11 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let version = cx.settings.haproxy_version.as_ref();
     if version.is_some_and(|v| !v.at_least(&[2, 4])) {
+        return;
+    }
+    // Only a load balancer in front turns the closed idle connections into 502s: without one
+    // declared (`--l7-in-front`, `topology.l7_in_front`), clients simply reconnect.
+    if !cx.settings.l7_in_front {
         return;
     }
     let option_exists = version.is_none_or(|v| v.at_least(&[2, 6]));
@@ -110,10 +122,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     mode.origin().describe(file)
                 ),
             );
-            if cx.settings.l7_in_front {
-                finding.severity(Severity::Warning);
-                finding.note("the configuration says an L7 load balancer sits in front");
-            }
+            finding.note("the configuration says an L7 load balancer sits in front");
             if let Some(line) = option.line {
                 finding.label(line.span, "disabled here");
             }

@@ -10,9 +10,10 @@ declare_rule! {
     ///
     /// ## What it does
     /// Flags the `global` section of a configuration without `hard-stop-after` when some proxy
-    /// has a `timeout tunnel` or `timeout client` of 10 minutes or more (or no limit, which is
-    /// HAProxy's built-in default for `timeout client`), or an explicit
-    /// `timeout http-keep-alive` of 60 seconds or more.
+    /// has a written `timeout tunnel` or `timeout client` of 10 minutes or more (or `0`, no
+    /// limit), or an explicit `timeout http-keep-alive` of 60 seconds or more. A missing
+    /// `timeout client` is not a reason here: `haproxy-missing-timeouts` reports it, and one
+    /// cause is one finding.
     ///
     /// ## Why is this bad?
     /// After every reload the old process keeps serving the connections it already has, with
@@ -144,17 +145,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if !section.kind.has_frontend() {
                 continue;
             }
-            let client = view.timeout(index, "client");
-            if client.line.is_none() {
-                push(
-                    format!(
-                        "{} without `timeout client` (no limit: HAProxy's built-in default)",
-                        section.describe()
-                    ),
-                    section.header_span(),
-                    &mut reasons,
-                );
-            } else if let Some((line, limit)) = long_line("client", logic::NO_DEADLINE_TIMEOUT_MS) {
+            // A missing `timeout client` is `haproxy-missing-timeouts`'s finding; only a long
+            // written one is a reason here, so one cause is reported once.
+            if let Some((line, limit)) = long_line("client", logic::NO_DEADLINE_TIMEOUT_MS) {
                 push(describe(file, line, limit), line.span, &mut reasons);
             }
             if view.mode(index).value == "http" {

@@ -8,15 +8,17 @@ declare_rule! {
     /// many checked servers and no server-state file.
     ///
     /// ## What it does
-    /// Reports on the `global` section when (a) there is neither `master-worker` nor a
-    /// `stats socket … expose-fd listeners`, so a reload cannot pass the listening sockets
-    /// to the new process; or (b) ten or more servers are health-checked and there is no
+    /// Reports on the `global` section when (a) the file shows the classic
+    /// `haproxy -D -p PIDFILE -sf …` way of reloading (`daemon` and a `pidfile`) with neither
+    /// `master-worker` nor a `stats socket … expose-fd listeners`, so a reload cannot pass the
+    /// listening sockets to the new process; or (b) ten or more servers are health-checked and there is no
     /// `server-state-file` / `load-server-state-from-file`, so after a reload every server
     /// starts again from its initial state.
     ///
     /// kubegap only sees the file: HAProxy started with `-W` or `-Ws` (as the official
     /// container image and Debian's systemd unit do) runs in master-worker mode without the
-    /// keyword. Disable the rule, or write `master-worker` in `global` to make it explicit.
+    /// keyword, so a file without `daemon` and `pidfile` is not evidence of unseamless reloads
+    /// and (a) stays quiet.
     ///
     /// ## Why is this bad?
     /// Without socket handover, the new process binds its own sockets and the old one closes
@@ -33,6 +35,7 @@ declare_rule! {
     /// ```haproxy,invalid
     /// global
     ///     daemon
+    ///     pidfile /var/run/haproxy.pid
     ///
     /// defaults
     ///     mode http
@@ -101,8 +104,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     .windows(2)
                     .any(|w| w[0].text == "expose-fd" && w[1].text == "listeners")
         });
+        // Evidence of the classic `haproxy -D -p PIDFILE -sf $(cat PIDFILE)` reload: `daemon`
+        // with a `pidfile`. Without it, kubegap cannot see how HAProxy is started (`-W`/`-Ws`,
+        // as the packaged systemd unit does, makes reloads seamless) and says nothing.
+        let daemon_pidfile = global_lines().any(|l| l.keyword() == "daemon")
+            && global_lines().any(|l| l.keyword() == "pidfile");
         let span = config.global_span();
-        if !master_worker && !expose_fd {
+        if !master_worker && !expose_fd && daemon_pidfile {
             sink.report(
                 span,
                 "neither `master-worker` nor `expose-fd listeners` on a `stats socket`: unless HAProxy is started with `-W`/`-Ws`, on reload the new process cannot take over the listening sockets, so connections arriving during the switch can be refused",

@@ -11,9 +11,11 @@ declare_rule! {
     /// ## What it does
     /// For each backend (or listen) with servers, computes the effective `retries` (HAProxy's
     /// built-in default is 3) and `timeout connect`, and flags it when it has at least two
-    /// servers, `retries` > 0 and no effective `option redispatch`, or when
-    /// `(retries + 1) × timeout connect` exceeds 10 seconds. The message gives the computed
-    /// stall and where each number came from.
+    /// servers that are not loopback addresses (somewhere else to go), `retries` > 0 and no
+    /// effective `option redispatch`, or when `(retries + 1) × timeout connect` exceeds 10
+    /// seconds. A stall of at most 20 seconds in a backend that does redispatch (HAProxy's
+    /// recommended `timeout connect 5s` with the built-in `retries 3`) is reported as info
+    /// only. The message gives the computed stall and where each number came from.
     ///
     /// ## Why is this bad?
     /// Without `option redispatch`, HAProxy retries a failed connection on the *same* server:
@@ -66,14 +68,28 @@ declare_rule! {
         id: "haproxy-retries-without-redispatch",
         severity: Warning,
         domain: Haproxy,
-        summary: "connection retries on the same server without `option redispatch`, or a connect stall over 10 s",
+        summary: "connection retries on the same server without `option redispatch`, or a connect stall over 10 s (info up to 20 s when retries redispatch)",
         evidence: &[
             "https://github.com/openshift/router/issues/654",
             "https://docs.haproxy.org/2.8/configuration.html#4.2-option%20redispatch",
             "https://docs.haproxy.org/2.8/configuration.html#4.2-retries",
         ],
         check: check,
+        also_reports: [Info],
     }
+}
+
+/// A stall up to this (20 s: `timeout connect 5s` × (3 + 1)) is reported as info only.
+const QUIET_STALL_MS: u64 = 20_000;
+
+/// Whether a server host is this machine.
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host == "::1"
+        || host == "[::1]"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
@@ -97,7 +113,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 .and_then(|d| d.limit())
                 .and_then(|limit| limit);
             let stall = connect_ms.map(|ms| logic::retry_stall_ms(count, ms));
-            let no_redispatch = servers >= 2 && count > 0 && !redispatch.value;
+            // Only servers that are elsewhere are somewhere to redispatch to: loopback ones
+            // (`127.0.0.1`, placeholders of disabled slots) are not.
+            let remote: u64 = view
+                .servers(index)
+                .iter()
+                .filter(|s| !s.address.as_ref().is_some_and(|a| is_loopback(&a.host)))
+                .fold(0u64, |sum, s| sum.saturating_add(s.count()));
+            let no_redispatch = remote >= 2 && count > 0 && !redispatch.value;
             let long_stall = stall.is_some_and(|s| s > logic::RETRY_STALL_LIMIT_MS);
             if !no_redispatch && !long_stall {
                 continue;
@@ -146,6 +169,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 })
                 .unwrap_or(section.header_span());
             let finding = sink.report(primary, message);
+            // HAProxy's recommended `timeout connect 5s` with the built-in `retries 3` stalls
+            // 20s at worst: worth knowing, not a warning, when retries can leave the server.
+            if !no_redispatch && stall.is_some_and(|s| s <= QUIET_STALL_MS) {
+                finding.severity(Severity::Info);
+            }
             if let Some(line) = retries.line {
                 if line.span != primary {
                     finding.label(line.span, "retries set here");

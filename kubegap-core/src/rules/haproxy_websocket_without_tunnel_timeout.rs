@@ -12,6 +12,9 @@ declare_rule! {
     /// condition is an ACL on `hdr(Upgrade)` / `req.hdr(upgrade)`, or such an ACL in a
     /// listen) when neither it nor its defaults section sets `timeout tunnel`.
     ///
+    /// A backend without servers (one that answers itself, with `http-request return` or an
+    /// applet) tunnels nothing and is not flagged.
+    ///
     /// ## Why is this bad?
     /// Once a connection is upgraded, HAProxy uses `timeout tunnel` for it; without one, the
     /// client and server timeouts apply to the tunnel. These are tuned for HTTP requests
@@ -84,6 +87,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let view = config.view(cx.settings.haproxy_version.as_ref());
         for (index, route) in view.websocket_proxies() {
             if view.timeout(index, "tunnel").line.is_some() {
+                continue;
+            }
+            // A backend without servers (an applet, `http-request return`) tunnels nothing.
+            let section_kind = view.section(index).kind;
+            if section_kind.has_backend()
+                && crate::haproxy::Server::total(&view.servers(index)) == 0
+            {
                 continue;
             }
             let section = view.section(index);

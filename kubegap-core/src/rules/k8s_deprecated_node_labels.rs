@@ -55,12 +55,13 @@ declare_rule! {
         id: "k8s-deprecated-node-labels",
         severity: Error,
         domain: Kubernetes,
-        summary: "node selectors, affinities or tolerations that use node labels Kubernetes removed or deprecated",
+        summary: "node selectors or affinities on node labels Kubernetes removed or deprecated (warning for a stale `master` toleration, which leaves no pod Pending)",
         evidence: &[
             "https://www.reddit.com/r/RedditEng/comments/11xx5o0/you_broke_reddit_the_piday_outage/",
             "https://kubernetes.io/docs/reference/labels-annotations-taints/",
         ],
         check: check,
+        also_reports: [Warning],
     }
 }
 
@@ -181,6 +182,9 @@ fn check_pod_spec(sink: &mut Sink, spec: NodeRef<'_>, owner: &str) {
                     key.span(),
                     format!("a toleration of {owner} names the taint `node-role.kubernetes.io/master`, which control-plane nodes no longer carry since Kubernetes 1.25"),
                 )
+                // A stale toleration never makes a pod Pending: the pods only stop landing
+                // on control-plane nodes. A warning, not an error.
+                .severity(Severity::Warning)
                 .help("tolerate `node-role.kubernetes.io/control-plane` (keep the old key too while older clusters remain)");
             }
             continue;

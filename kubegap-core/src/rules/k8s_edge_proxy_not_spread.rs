@@ -9,7 +9,10 @@ declare_rule! {
     /// ## What it does
     /// Finds proxy workloads by the image of their first container: ingress-nginx and the
     /// NGINX Inc. controller, the HAProxy controllers (haproxytech, haproxy-ingress), the
-    /// OpenShift router, and `nginx`, `openresty`, `haproxy` or `envoy` images. It flags those
+    /// OpenShift router, and `nginx`, `openresty`, `haproxy` or `envoy` images. A plain proxy
+    /// image is an edge proxy only on evidence that it receives outside traffic: a
+    /// `LoadBalancer` or `NodePort` Service selects it (a demo `nginx` web server is not one).
+    /// It flags those
     /// that run at least 2 replicas (`replicas`, or the HPA's `maxReplicas`) with neither a
     /// `kubernetes.io/hostname` podAntiAffinity against their own pods (required or preferred)
     /// nor `topologySpreadConstraints`. DaemonSets run one pod per node and are not flagged.
@@ -129,6 +132,17 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some(proxy) = proxy_kind(image) else {
             continue;
         };
+        // An ingress controller's image says it is at the edge; a plain nginx, HAProxy or Envoy
+        // image is as often a web server or a sidecar, so it needs a LoadBalancer or NodePort
+        // Service in front as evidence that it receives outside traffic.
+        let controller = proxy.contains("ingress controller") || proxy.contains("router");
+        let exposed = links
+            .services_of(workload)
+            .iter()
+            .any(|s| matches!(s.service_type.as_str(), "LoadBalancer" | "NodePort"));
+        if !controller && !exposed {
+            continue;
+        }
         let Some((count, hpa)) = pod::max_replicas(cx.k8s, cx.documents, links, workload) else {
             continue;
         };

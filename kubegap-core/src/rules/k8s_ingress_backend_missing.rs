@@ -9,10 +9,13 @@ declare_rule! {
     ///
     /// ## What it does
     /// Resolves each backend (`service.name` + `service.port.number|name`, or the v1beta1
-    /// `serviceName` + `servicePort`; a Route's `spec.to` + `spec.port.targetPort`) to a Service
-    /// in the same namespace. When the Service is in the input but has no such port, it is an
-    /// error. When the Service is not in the input at all, the finding is only `info`, since
-    /// partial inputs are common.
+    /// `serviceName` + `servicePort`; a Route's `spec.to` + `spec.port.targetPort`) to the
+    /// nearest Service of that name in the same namespace: the same file first, then the same
+    /// directory, then the same kustomization tree or chart (see "What kubegap links, and how"
+    /// in docs/USER_GUIDE.md). When that Service has no such port, it is an error. A Service
+    /// found only elsewhere in the run (another project), or two equally near Services, is not
+    /// evidence enough: nothing is reported. When no Service of that name is in scope, the
+    /// finding is only `info`, since partial inputs are common.
     ///
     /// ## Why is this bad?
     /// The controller cannot build an upstream for the path and answers 503 (ingress-nginx) or
@@ -102,14 +105,26 @@ fn check_backend(
         return;
     };
     let ns = &cx.obj(owner).namespace;
-    let Some(service) = cx.k8s.service(ns, name) else {
-        sink.report(
+    let service = match cx.k8s.service_from(owner, ns, name) {
+        crate::k8s::Lookup::Found(service, near) => {
+            // A Service found only elsewhere in the run (another project of a monorepo) is
+            // not evidence enough for an error about its ports.
+            if !near.is_close() {
+                return;
+            }
+            service
+        }
+        // Two equally near Services: kubegap does not pick one.
+        crate::k8s::Lookup::Ambiguous(_) => return,
+        crate::k8s::Lookup::Missing => {
+            sink.report(
             cx.span(name_at),
             format!("Service `{ns}/{name}` is not in the input; its port cannot be checked"),
         )
         .severity(Severity::Info)
         .help("lint the Service together with the Ingress, or ignore this rule for partial inputs");
-        return;
+            return;
+        }
     };
     let Some(port_at) = port_at else { return };
     let port = cx.node(port_at);

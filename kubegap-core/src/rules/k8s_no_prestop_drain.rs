@@ -14,7 +14,9 @@ declare_rule! {
     /// `sleep` of 0 seconds. Serving containers are those that declare ports (all containers
     /// when none does). A `sleep` action or an exec command that runs `sleep N` is a drain.
     /// Any other hook (`nginx -s quit`, a script, an HTTP call) is reported as info: kubegap
-    /// cannot see whether it waits. ingress-nginx's `/wait-shutdown` is known to wait.
+    /// cannot see whether it waits. ingress-nginx's `/wait-shutdown` is known to wait, and
+    /// Istio's sidecar and gateway image (`proxyv2`) drains itself on SIGTERM (pilot-agent's
+    /// `terminationDrainDuration`), so it is not flagged.
     ///
     /// ## Why is this bad?
     /// When a pod is deleted, the kubelet's SIGTERM and the removal of the pod from endpoints,
@@ -141,6 +143,15 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let any_ports = containers.iter().any(|c| !c.ports.is_empty());
         for container in containers {
             if any_ports && container.ports.is_empty() {
+                continue;
+            }
+            // Istio's sidecar (`proxyv2`) drains itself on SIGTERM: pilot-agent keeps serving
+            // for `terminationDrainDuration` (5s by default) before Envoy stops.
+            if container
+                .image
+                .as_deref()
+                .is_some_and(|i| crate::controllers::image_repository(i).ends_with("/proxyv2"))
+            {
                 continue;
             }
             let node = cx.node(container.at);

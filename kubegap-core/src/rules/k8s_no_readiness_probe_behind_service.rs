@@ -8,9 +8,15 @@ declare_rule! {
     /// A container of a pod that a Service targets has no readinessProbe.
     ///
     /// ## What it does
-    /// For each workload that a Service in the input selects, flags the containers without a
-    /// `readinessProbe`. Sidecars are left alone: a container that declares no ports is flagged
-    /// only when no container of the pod has a readiness probe. Init containers are ignored.
+    /// For each workload that a Service in the input sends user traffic to, flags the
+    /// containers without a `readinessProbe` when no container of the pod has one. A pod is an
+    /// endpoint only once every container is ready, so one probed container keeps it out until
+    /// its probe passes: its unprobed neighbours (sidecars) are not flagged. Services whose
+    /// ports all serve metrics (`metrics`, `http-metrics`, `prometheus`…, by name or named
+    /// `targetPort`) send no user traffic and are not evidence. A workload that a kustomize patch
+    /// written close to it gives probes (a file listed under `patches`, or a partial definition
+    /// of the same workload) is not checked: the probe may be added there.
+    /// Init containers are ignored.
     ///
     /// ## Why is this bad?
     /// Without a readiness probe a pod is added to the Service's endpoints as soon as its
@@ -86,7 +92,12 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let links = cx.links;
     for workload in &cx.k8s.workloads {
-        let services = links.services_of(workload);
+        // A kustomize patch beside its base may add the probe.
+        if workload.patched.probes {
+            continue;
+        }
+        // Metrics-only Services send no user traffic.
+        let services = links.traffic_services_of(workload);
         let Some(service) = services.first() else {
             continue;
         };
@@ -94,10 +105,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let has_readiness =
             |c: &&crate::k8s::Container| cx.node(c.at).get("readinessProbe").is_some();
         let any_ready = containers.iter().any(has_readiness);
+        // A pod is an endpoint only when every container is ready: one probed container
+        // keeps the whole pod out until it passes, so its unprobed neighbours do not make the
+        // pod an endpoint early.
+        if any_ready {
+            continue;
+        }
         for container in &containers {
-            if has_readiness(container) || (any_ready && container.ports.is_empty()) {
-                continue;
-            }
             let node = cx.node(container.at);
             let span = node
                 .get("name")

@@ -73,7 +73,12 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for pdb in &cx.k8s.pdbs {
         let ns = &cx.obj(pdb.obj).namespace;
-        if !cx.k8s.namespace_has_workloads(ns) || !cx.k8s.pdb_targets(pdb).is_empty() {
+        // Evidence needed: workloads written close to the PDB, and no custom resource there
+        // that may own the pods (an Alertmanager, Prometheus or database made by an operator).
+        if !cx.k8s.pdb_targets(pdb).is_empty()
+            || !cx.k8s.has_workloads_near(pdb.obj)
+            || cx.k8s.pod_owner_near(pdb.obj).is_some()
+        {
             continue;
         }
         let span = cx

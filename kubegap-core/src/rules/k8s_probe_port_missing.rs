@@ -16,6 +16,10 @@ declare_rule! {
     ///   (a container that declares no ports is not flagged);
     /// - the port must not be a UDP port: probes connect over TCP.
     ///
+    /// A workload whose ports or probes a kustomize patch written close to it sets (a file
+    /// listed under `patches`, or a partial definition of the same workload) is not checked:
+    /// its ports and probes as deployed are a merge kubegap does not do.
+    ///
     /// ## Why is this bad?
     /// A readiness probe that can never succeed keeps every pod out of the Service's
     /// endpoints; a liveness probe that cannot succeed restarts the container forever. The
@@ -54,7 +58,7 @@ declare_rule! {
         id: "k8s-probe-port-missing",
         severity: Error,
         domain: Kubernetes,
-        summary: "a probe's port (name or number) that its container does not declare",
+        summary: "a probe's port name that its container does not declare (info for an undeclared number, which the kubelet probes anyway)",
         evidence: &[
             "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#use-a-named-port",
             "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
@@ -75,6 +79,11 @@ fn is_port_name(s: &str) -> bool {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for workload in &cx.k8s.workloads {
+        // Defined twice close together (a kustomize patch beside its base): the ports as
+        // deployed are a merge kubegap does not do.
+        if workload.patched.ports || workload.patched.probes {
+            continue;
+        }
         for container in workload.containers.iter().filter(|c| !c.init) {
             let node = cx.node(container.at);
             for probe_name in pod::PROBES {

@@ -11,11 +11,14 @@ declare_rule! {
     /// For each Deployment, StatefulSet or DeploymentConfig that a Service in the input selects,
     /// reads the update strategy and the replica count (the HPA's `minReplicas` when an HPA
     /// scales the workload; `replicas` defaults to 1) and flags:
-    /// - `strategy: Recreate`, which stops every old pod before starting a new one;
+    /// - `strategy: Recreate`, which stops every old pod before starting a new one, except
+    ///   for a single replica that mounts a ReadWriteOnce claim (or a claim not in the input),
+    ///   where `Recreate` is required: a rolling update would wait for the volume;
     /// - a written `maxUnavailable` that reaches the replica count (`100%`, or `2` with
     ///   `replicas: 2`);
-    /// - a single replica (reported as info): any rollout, eviction or crash leaves the
-    ///   Service without endpoints.
+    /// - a single replica (reported as info): an eviction, a node drain or a crash leaves the
+    ///   Service without endpoints (the default rolling update surges the new pod first, so
+    ///   it is not the rollout itself).
     ///
     /// ## Why is this bad?
     /// When every backend of a Service is replaced at once, the proxies in front keep clients
@@ -75,7 +78,7 @@ declare_rule! {
         id: "k8s-rollout-removes-all-backends",
         severity: Warning,
         domain: Kubernetes,
-        summary: "a Service-targeted workload whose rollout (Recreate, maxUnavailable, one replica) can remove every backend at once",
+        summary: "a Service-targeted workload whose rollout (Recreate, maxUnavailable) can remove every backend at once (info for a single replica)",
         evidence: &[
             "https://github.com/openshift/router/issues/654",
             "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#strategy",
@@ -126,6 +129,34 @@ fn cite_replicas(cx: &Context<'_>, f: &mut Finding, replicas: &pod::Replicas) {
     }
 }
 
+/// Whether the pod mounts a PersistentVolumeClaim that only one node can attach: a claim of
+/// the input whose `accessModes` are `ReadWriteOnce` or `ReadWriteOncePod`, or a claim not in
+/// the input (its access mode is unknown, and ReadWriteOnce is what most storage classes give).
+fn single_writer_claim(cx: &Context<'_>, workload: &crate::k8s::Workload) -> bool {
+    let Some(spec) = workload.pod_spec else {
+        return false;
+    };
+    let ns = &cx.obj(workload.obj).namespace;
+    cx.node(spec)
+        .get("volumes")
+        .into_iter()
+        .flat_map(|v| v.items())
+        .filter_map(|v| v.str_at(&["persistentVolumeClaim", "claimName"]))
+        .any(|claim| {
+            let found = cx.k8s.find("PersistentVolumeClaim", ns, claim);
+            if found.is_empty() {
+                return true;
+            }
+            found.iter().any(|id| {
+                cx.node(cx.obj(*id).at)
+                    .path(&["spec", "accessModes"])
+                    .into_iter()
+                    .flat_map(|m| m.items())
+                    .any(|m| matches!(m.as_str(), Some("ReadWriteOnce" | "ReadWriteOncePod")))
+            })
+        })
+}
+
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let links = cx.links;
     for workload in &cx.k8s.workloads {
@@ -146,9 +177,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let via = format!("{} sends traffic to these pods", cx.describe(service.obj));
         let selector = pod::service_selector_span(cx, service);
 
+        // `Recreate` is required, not risky, for a single replica that mounts a volume only
+        // one node can attach (ReadWriteOnce): a rolling update would wait on the attachment.
+        let recreate_required = replicas.count == 1 && single_writer_claim(cx, workload);
         if let Some(strategy) = object
             .path(type_path)
-            .filter(|t| t.as_str() == Some("Recreate"))
+            .filter(|t| t.as_str() == Some("Recreate") && !recreate_required)
         {
             let f = sink.report(
                 strategy.span(),
@@ -190,7 +224,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             );
             let f = sink.report(
                 span,
-                format!("{describe} runs a single replica, so every rollout, eviction or crash leaves {} without a backend", cx.describe(service.obj)),
+                format!("{describe} runs a single replica, so an eviction, a node drain or a crash leaves {} without a backend", cx.describe(service.obj)),
             );
             f.severity(Severity::Info).label(selector, via);
             if replicas.at().is_none()
@@ -198,6 +232,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             {
                 f.note(format!("replica count: {}", replicas.origin(cx)));
             }
+            f.note("the default rolling update starts the new pod first (`maxSurge` rounds up to 1, `maxUnavailable` down to 0), so rollouts themselves keep a backend");
             f.help("run at least 2 replicas (or `minReplicas: 2` on its HPA)");
         }
     }

@@ -77,7 +77,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         }
         let ns = &cx.obj(service.obj).namespace;
-        if !cx.k8s.namespace_has_workloads(ns) || !cx.k8s.service_targets(service).is_empty() {
+        // Evidence that the pods are in the input: a workload written close to the Service
+        // (same file, directory, kustomization tree or chart). A custom resource there may own
+        // the pods (an operator's database, Prometheus, a Ray cluster), and so may a workload
+        // whose pods carry the labels their controller sets (`statefulset.kubernetes.io/pod-name`).
+        if !cx.k8s.service_targets(service).is_empty()
+            || !cx.k8s.has_workloads_near(service.obj)
+            || cx.k8s.pod_owner_near(service.obj).is_some()
+        {
             continue;
         }
         let wanted: Vec<String> = service
@@ -103,7 +110,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             std::collections::BTreeMap::new();
         for (k, v) in &service.selector_labels {
             for w in cx.k8s.workloads_with_label(ns, k, v) {
-                *shared.entry(*w).or_default() += 1;
+                if near(cx, service.obj, cx.k8s.workloads[*w].obj) {
+                    *shared.entry(*w).or_default() += 1;
+                }
             }
         }
         if shared.is_empty() && cx.k8s.workloads.len() <= 200 {
@@ -112,6 +121,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             // scanned in small inputs, so large streams stay linear.
             for (i, w) in cx.k8s.workloads.iter().enumerate() {
                 if &cx.obj(w.obj).namespace == ns
+                    && near(cx, service.obj, w.obj)
                     && service
                         .selector_labels
                         .values()
@@ -134,4 +144,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         }
         f.help("make the selector a subset of the pod template's labels");
     }
+}
+
+/// Whether a workload was written close to the Service (a candidate for "the closest miss").
+fn near(cx: &Context<'_>, service: usize, workload: usize) -> bool {
+    cx.k8s
+        .nearness(service, workload)
+        .is_some_and(|n| n.0.is_close())
 }

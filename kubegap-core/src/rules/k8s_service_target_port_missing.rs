@@ -13,8 +13,16 @@ declare_rule! {
     /// undeclared numeric ports, so an image that declares none is not flagged). A missing
     /// `targetPort` defaults to `port` and is checked the same way. A named port that no
     /// container declares is an error (the Service has no endpoints for it); an undeclared
-    /// number is a warning, since Kubernetes forwards to it and the process may listen anyway.
-    /// Unrendered template placeholders (`${PORT}`, `{{ .Port }}`) are skipped.
+    /// number is only info, since Kubernetes forwards to it and the process may listen anyway.
+    /// Unrendered template placeholders (`${PORT}`, `{{ .Port }}`, `%%PORT%%`) and names that
+    /// Kubernetes would reject (`PORT`: port names are lowercase) are unknown values and are
+    /// skipped.
+    ///
+    /// Only pods written close to the Service count as evidence: the nearest matching pod
+    /// templates in the same file, directory, kustomization tree or chart (see "What kubegap
+    /// links, and how" in docs/USER_GUIDE.md). A workload whose ports a kustomize
+    /// patch written there sets (a file listed under `patches`, or a partial definition of the
+    /// same workload) has ports kubegap cannot know, and is not checked.
     ///
     /// ## Why is this bad?
     /// A named `targetPort` that no container declares gives the Service no endpoints for that
@@ -74,20 +82,29 @@ declare_rule! {
         id: "k8s-service-target-port-missing",
         severity: Error,
         domain: Kubernetes,
-        summary: "a Service targetPort (name or number) that no container of the selected pods declares",
+        summary: "a Service targetPort name that no container of the selected pods declares (info for an undeclared number, which Kubernetes forwards to anyway)",
         evidence: &[
             "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
             "https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service",
         ],
         check: check,
-        also_reports: [Warning],
+        also_reports: [Warning, Info],
     }
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for service in &cx.k8s.services {
         let targets = cx.k8s.service_targets(service);
-        if targets.is_empty() {
+        // Only pods written close to the Service (same file, directory, kustomization tree or
+        // chart) are evidence; a workload whose ports a kustomize patch there sets has ports
+        // kubegap cannot know.
+        if targets.is_empty()
+            || !cx
+                .k8s
+                .service_link_near(service)
+                .is_some_and(|n| n.is_close())
+            || targets.iter().any(|w| w.patched.ports)
+        {
             continue;
         }
         let containers: Vec<_> = targets
@@ -110,7 +127,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                             // A quoted number is still a name to Kubernetes only if it is not
                             // numeric; IntOrString accepts "8080" as the string "8080".
                             // `${PORT}` / `{{ .Port }}`: an unrendered template, not a name.
-                            Some(s) if s.contains("${") || s.contains("{{") => continue,
+                            // `PORT` (uppercase: not a valid port name), `%%PORT%%`: unknown too.
+                            Some(s) if crate::k8s::is_placeholder_port_name(s) => continue,
                             Some(s) if !s.is_empty() => (cx.span(at), Some(s.to_string()), None),
                             _ => continue,
                         },
@@ -167,12 +185,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     })
                     .collect();
                 // Kubernetes forwards to a port the container does not declare, so an undeclared
-                // number may work (the process listens anyway): a warning, not an error.
+                // number works whenever the process listens on it (sidecars, TLS and metrics
+                // listeners rarely declare theirs): info, not a warning.
                 let f = sink.report(
                     value_span,
                     format!("target port {number} is not a containerPort of any container selected by {}", cx.describe(service.obj)),
                 );
-                f.severity(Severity::Warning);
+                f.severity(Severity::Info);
                 f.note(format!("selected: {pods}"));
                 label_containers(cx, f, &containers);
                 f.help(format!(

@@ -99,8 +99,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             match cfg.proxy_header(at, "Upgrade") {
                 Some(id) => {
                     let v = cfg.get(id).arg(1).unwrap_or("");
-                    if !(v.contains("$http_upgrade") || v.eq_ignore_ascii_case("websocket")) {
-                        missing.push(format!("`Upgrade` is set to `{v}`, not `$http_upgrade`"));
+                    // A constant (`websocket`, or any token) with `Connection: upgrade` passes the
+                    // upgrade on as well; only an empty value drops it.
+                    if v.is_empty() || v == "\"\"" {
+                        missing.push(
+                            "`Upgrade` is set to an empty value, not `$http_upgrade`".to_string(),
+                        );
                         labels.push((cfg.get(id).span, "`Upgrade` set here".into()));
                     }
                 }

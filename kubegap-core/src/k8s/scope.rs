@@ -1,0 +1,294 @@
+//! Scopes: where each object was written, and how near two objects are.
+//!
+//! A reference (a Service name, a selector, a PDB or HPA target, an Ingress backend) resolves
+//! nearest first: the same file (one document stream), then the same directory, then the same
+//! kustomization tree or Helm chart (or two directories side by side under one parent), then
+//! the whole run. Objects in two different kustomization trees or charts are never candidates
+//! for each other: a monorepo of many apps is many projects, not one cluster.
+//!
+//! A kustomization tree is the set of directories holding a `kustomization.yaml` that reference
+//! each other through `resources`, `bases` or `components`; a chart is the directory holding a
+//! `Chart.yaml` and everything below it.
+
+use std::collections::BTreeMap;
+
+use crate::source::FileId;
+use crate::yaml::Document;
+
+/// How near a candidate is to the object that refers to it, nearest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Near {
+    /// The same file (document stream).
+    File,
+    /// The same directory.
+    Dir,
+    /// The same kustomization tree or chart, or directories side by side under one parent.
+    Tree,
+    /// Only the whole run (same namespace anywhere in the input).
+    Run,
+}
+
+impl Near {
+    /// Whether a link this near is evidence enough for an `error`: the referrer and the
+    /// candidate were written together (file, directory, tree).
+    pub fn is_close(self) -> bool {
+        self <= Near::Tree
+    }
+}
+
+/// Where one object was written.
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    /// The file.
+    pub file: Option<FileId>,
+    /// The directory's components (`a/b/c.yaml` → `[a, b]`).
+    pub dir: Vec<String>,
+    /// The kustomization tree or chart the file is in, if any.
+    pub tree: Option<usize>,
+    /// Whether a kustomization lists the file as a patch (`patches`, `patchesStrategicMerge`,
+    /// `patchesJson6902`): its objects are fragments merged into others.
+    pub patch: bool,
+}
+
+/// The nearness of `b` seen from `a`, with the depth of their common directory as a tie-break
+/// (deeper is nearer); `None` when `b` is in another kustomization tree or chart than `a`.
+pub fn nearness(a: &Place, b: &Place) -> Option<(Near, std::cmp::Reverse<usize>)> {
+    let common = a.dir.iter().zip(&b.dir).take_while(|(x, y)| x == y).count();
+    let depth = std::cmp::Reverse(common);
+    if a.file.is_some() && a.file == b.file {
+        return Some((Near::File, std::cmp::Reverse(usize::MAX)));
+    }
+    if a.dir == b.dir {
+        return Some((Near::Dir, depth));
+    }
+    match (a.tree, b.tree) {
+        (Some(x), Some(y)) if x == y => return Some((Near::Tree, depth)),
+        (Some(_), Some(_)) => return None,
+        _ => {}
+    }
+    // Directories side by side (`k8s/services/` and `k8s/deployments/`) are one project.
+    if a.dir.len() <= common + 1 && b.dir.len() <= common + 1 && common > 0 {
+        return Some((Near::Tree, depth));
+    }
+    Some((Near::Run, depth))
+}
+
+const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+fn split(name: &str) -> (Vec<String>, String) {
+    let mut parts: Vec<String> = name
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != ".")
+        .map(str::to_string)
+        .collect();
+    let base = parts.pop().unwrap_or_default();
+    (parts, base)
+}
+
+/// Joins a relative reference to a directory, resolving `..`.
+fn join(dir: &[String], rel: &str) -> Vec<String> {
+    let mut out = dir.to_vec();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            p => out.push(p.to_string()),
+        }
+    }
+    out
+}
+
+/// The places of every file of a run, with its kustomization trees and charts.
+#[derive(Clone, Debug, Default)]
+pub struct Places {
+    /// File → (directory, tree).
+    files: BTreeMap<FileId, (Vec<String>, Option<usize>)>,
+    /// Files a kustomization lists as patches.
+    patches: std::collections::BTreeSet<FileId>,
+}
+
+impl Places {
+    /// Finds the kustomization trees and charts among the files of a run.
+    pub fn build<'n>(
+        documents: &[Document],
+        names: impl IntoIterator<Item = (FileId, &'n str)>,
+    ) -> Places {
+        let files: Vec<(FileId, Vec<String>, String)> = names
+            .into_iter()
+            .map(|(id, name)| {
+                let (dir, base) = split(name);
+                (id, dir, base)
+            })
+            .collect();
+        // Kustomization directories, and the directories each one references.
+        let mut kdirs: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+        let mut kfiles: BTreeMap<FileId, Vec<String>> = BTreeMap::new();
+        for (id, dir, base) in &files {
+            if KUSTOMIZATION_FILES.contains(&base.as_str()) {
+                let n = kdirs.len();
+                kdirs.entry(dir.clone()).or_insert(n);
+                kfiles.insert(*id, dir.clone());
+            }
+        }
+        let mut parent: Vec<usize> = (0..kdirs.len()).collect();
+        let mut patch_paths: std::collections::BTreeSet<Vec<String>> = Default::default();
+        fn root(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        for doc in documents {
+            let Some(dir) = kfiles.get(&doc.file) else {
+                continue;
+            };
+            let Some(rootnode) = doc.root() else { continue };
+            let Some(&from) = kdirs.get(dir) else {
+                continue;
+            };
+            for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
+                for item in rootnode.get(key).into_iter().flat_map(|n| n.items()) {
+                    let rel = item.as_str().or_else(|| item.str_at(&["path"]));
+                    if let Some(rel) = rel.filter(|r| !r.contains('\n') && !r.contains(':')) {
+                        patch_paths.insert(join(dir, rel));
+                    }
+                }
+            }
+            for key in ["resources", "bases", "components"] {
+                for item in rootnode.get(key).into_iter().flat_map(|n| n.items()) {
+                    let Some(rel) = item.as_str() else { continue };
+                    if rel.contains("://") {
+                        continue;
+                    }
+                    if let Some(&to) = kdirs.get(&join(dir, rel)) {
+                        let (a, b) = (root(&mut parent, from), root(&mut parent, to));
+                        if a != b {
+                            parent[a.max(b)] = a.min(b);
+                        }
+                    }
+                }
+            }
+        }
+        let tree_of_kdir: BTreeMap<Vec<String>, usize> = kdirs
+            .iter()
+            .map(|(d, i)| (d.clone(), root(&mut parent, *i)))
+            .collect();
+        // Charts: the outermost directory holding a Chart.yaml (subcharts belong to it).
+        let chart_dirs: Vec<Vec<String>> = files
+            .iter()
+            .filter(|(_, _, base)| base == "Chart.yaml")
+            .map(|(_, dir, _)| dir.clone())
+            .collect();
+        let chart_base = kdirs.len();
+        let mut out = Places::default();
+        for (id, dir, base) in &files {
+            let chart = chart_dirs
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| dir.starts_with(c))
+                .min_by_key(|(_, c)| c.len())
+                .map(|(i, _)| chart_base + i);
+            let tree = chart.or_else(|| {
+                (0..=dir.len())
+                    .rev()
+                    .find_map(|n| tree_of_kdir.get(&dir[..n]).copied())
+            });
+            out.files.insert(*id, (dir.clone(), tree));
+            let mut path = dir.clone();
+            path.push(base.clone());
+            if patch_paths.contains(&path) {
+                out.patches.insert(*id);
+            }
+        }
+        out
+    }
+
+    /// The place of an object in this file.
+    pub fn place(&self, file: FileId) -> Place {
+        match self.files.get(&file) {
+            Some((dir, tree)) => Place {
+                file: Some(file),
+                dir: dir.clone(),
+                tree: *tree,
+                patch: self.patches.contains(&file),
+            },
+            None => Place {
+                file: Some(file),
+                ..Place::default()
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places(files: &[(&str, &str)]) -> (Places, Vec<FileId>) {
+        let mut docs = Vec::new();
+        let mut ids = Vec::new();
+        for (i, (_, text)) in files.iter().enumerate() {
+            let id = FileId(u32::try_from(i).unwrap_or_default());
+            ids.push(id);
+            let (d, _) = crate::yaml::parse(id, text);
+            docs.extend(d);
+        }
+        let names: Vec<(FileId, &str)> =
+            ids.iter().copied().zip(files.iter().map(|f| f.0)).collect();
+        (Places::build(&docs, names), ids)
+    }
+
+    #[test]
+    fn join_resolves_parents() {
+        let dir = vec!["a".to_string(), "b".to_string()];
+        assert_eq!(join(&dir, "../c"), vec!["a", "c"]);
+        assert_eq!(join(&dir, "./d/"), vec!["a", "b", "d"]);
+    }
+
+    #[test]
+    fn nearness_levels() {
+        let (p, ids) = places(&[
+            (
+                "k8s/app/config/default/kustomization.yaml",
+                "resources: [../manager, ../rbac]\n",
+            ),
+            (
+                "k8s/app/config/manager/kustomization.yaml",
+                "resources: [manager.yaml]\n",
+            ),
+            ("k8s/app/config/manager/manager.yaml", "kind: Deployment\n"),
+            (
+                "k8s/app/config/rbac/kustomization.yaml",
+                "resources: [service.yaml]\n",
+            ),
+            ("k8s/app/config/rbac/service.yaml", "kind: Service\n"),
+            (
+                "k8s/other/config/manager/kustomization.yaml",
+                "resources: [manager.yaml]\n",
+            ),
+            (
+                "k8s/other/config/manager/manager.yaml",
+                "kind: Deployment\n",
+            ),
+            ("k8s/plain/a/deep/svc.yaml", "kind: Service\n"),
+            ("k8s/plain/b/deep/deploy.yaml", "kind: Deployment\n"),
+            ("k8s/plain/services/svc.yaml", "kind: Service\n"),
+            ("k8s/plain/deployments/deploy.yaml", "kind: Deployment\n"),
+        ]);
+        let at = |i: usize| p.place(ids[i]);
+        let near = |a: usize, b: usize| nearness(&at(a), &at(b)).map(|n| n.0);
+        assert_eq!(near(2, 2), Some(Near::File));
+        assert_eq!(near(1, 2), Some(Near::Dir));
+        // rbac and manager are one kustomization tree through default's `resources`.
+        assert_eq!(near(4, 2), Some(Near::Tree));
+        // Another project's kustomization tree is never a candidate.
+        assert_eq!(near(4, 6), None);
+        // Directories side by side are one project; deeper unrelated ones only the run.
+        assert_eq!(near(9, 10), Some(Near::Tree));
+        assert_eq!(near(7, 8), Some(Near::Run));
+        assert!(Near::Tree.is_close() && !Near::Run.is_close());
+    }
+}
