@@ -403,6 +403,12 @@ impl Loader<'_> {
         pattern: &str,
         span: Span,
     ) -> Vec<FileId> {
+        // A template placeholder (`%%TESTDIR%%/inc.conf`, `${CONF_DIR}/x.conf`) is
+        // an unknown path, not a missing file: the config is incomplete, nothing is reported.
+        if pattern.contains("%%") || pattern.contains("${") {
+            config.unresolved_includes.push(include);
+            return Vec::new();
+        }
         let has_glob = pattern.contains(['*', '?', '[']);
         let pattern_path = Path::new(pattern);
         let mut candidates: Vec<PathBuf> = Vec::new();

@@ -21,7 +21,9 @@ declare_rule! {
     ///
     /// A glob that matches nothing is fine (nginx accepts it). An absolute path without
     /// `--nginx-prefix`, and what a fragment (a `conf.d/*.conf` given alone) cannot find, are
-    /// not reported: those files live on the server, not in the repository.
+    /// not reported: those files live on the server, not in the repository. Nor is a path
+    /// holding a template placeholder (`%%TESTDIR%%/inc.conf`, `${CONF_DIR}/x.conf`): it is an
+    /// unknown path, not a missing file.
     ///
     /// ## Why is this bad?
     /// `nginx -t` refuses a configuration whose plain `include` is missing or cyclic, so it
