@@ -112,11 +112,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .flat_map(|w| w.containers.iter().filter(|c| !c.init))
             .collect();
         let any_declared = containers.iter().any(|c| !c.ports.is_empty());
-        let pods = targets
-            .iter()
-            .map(|w| cx.describe(w.obj))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let pods = bounded_list(targets.iter().map(|w| cx.describe(w.obj)));
         for port in &service.ports {
             let (value_span, name, number) = match port.target_port {
                 Some(at) => {
@@ -222,6 +218,27 @@ fn label_containers(cx: &Context<'_>, f: &mut Finding, containers: &[&crate::k8s
         };
         f.label(key.span(), text);
     }
+}
+
+/// The first few items (in input order), then how many more: a Service that selects
+/// thousands of workloads (a stream of copies) gets a note of bounded size, not one that grows
+/// with the input on every finding.
+fn bounded_list(items: impl Iterator<Item = String>) -> String {
+    const SHOWN: usize = 5;
+    let mut shown = Vec::new();
+    let mut more = 0usize;
+    for item in items {
+        if shown.len() < SHOWN {
+            shown.push(item);
+        } else {
+            more += 1;
+        }
+    }
+    let mut text = shown.join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
 }
 
 fn quote_list(items: &[String]) -> String {
