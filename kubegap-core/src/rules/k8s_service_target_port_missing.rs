@@ -247,3 +247,19 @@ fn quote_list(items: &[String]) -> String {
     items.dedup();
     items.join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::bounded_list;
+
+    #[test]
+    fn long_lists_are_bounded() {
+        let names = |n: usize| (0..n).map(|i| format!("w{i}"));
+        assert_eq!(bounded_list(names(2)), "w0, w1");
+        assert_eq!(bounded_list(names(5)), "w0, w1, w2, w3, w4");
+        assert_eq!(
+            bounded_list(names(3200)),
+            "w0, w1, w2, w3, w4 and 3195 more"
+        );
+    }
+}
