@@ -206,6 +206,11 @@ if r["result"] != "failure" or outcome(r, "Check inputs") != "failure (exit 1)" 
 if "`base` (PR mode, `kubegap diff --git`) and `chart` cannot be combined" not in r["log"]:
     fail("base-chart", r, "no explanation")
 
+# A base that would be an option of git: refused.
+r = load("base-option")
+if r["result"] != "failure" or outcome(r, "Check inputs") != "failure (exit 1)" or "`base` must be a commit or a branch name, not `--upload-pack=touch`" not in r["log"]:
+    fail("base-option", r, "a base starting with - must be refused")
+
 # Paths with nothing to lint (a non-Kubernetes JSON file): exit 2 with kubegap's reason in the
 # log and the summary, no SARIF upload; `args: --allow-empty` passes.
 r = load("empty")
@@ -262,7 +267,7 @@ if not cache["outcome"].startswith("would run") or not cache["with"]["key"].star
     fail("source", r, f"cache step: {cache}")
 if r["outputs"]["errors"] != "1" or "Installed package `kubegap-cli v" not in r["log"]:
     fail("source", r, f"outputs {r['outputs']}")
-print("action: default (fails on the error, SARIF + summary + annotations), fail-on never, PR mode (shallow clone, remote branch, no change; refused with chart), nothing to lint (fails; passes with --allow-empty), chart without and with helm, install from source: as expected")
+print("action: default (fails on the error, SARIF + summary + annotations), fail-on never, PR mode (shallow clone, remote branch, no change; refused with chart or as a git option), nothing to lint (fails; passes with --allow-empty), chart without and with helm, install from source: as expected")
 PY
 }
 
@@ -274,11 +279,12 @@ run_git diff-shallow --depth=1 "base=$base_sha" fail-on=warning
 run_git diff-branch --no-local base=release fail-on=warning
 run_git diff-same --no-local base=main fail-on=warning
 run base-chart base=main chart=charts/shop
+run base-option base=--upload-pack=touch
 run empty paths=notes
 run empty-allowed paths=notes args=--allow-empty
 run chart-no-helm chart=charts/shop paths=k8s
 run chart-helm chart=charts/shop paths=k8s
-runs=11
-if [ "${KUBEGAP_ACTION_QUICK:-0}" = 1 ]; then runs=10; else run source install=source; fi
+runs=12
+if [ "${KUBEGAP_ACTION_QUICK:-0}" = 1 ]; then runs=11; else run source install=source; fi
 check
 echo "action: $runs runs of the action's steps in $(( $(date +%s) - start )) s"
