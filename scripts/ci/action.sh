@@ -7,7 +7,7 @@
 # input with and without `helm` (a stand-in on PATH), paths with nothing to lint (fail, or pass
 # with `args: --allow-empty`), and PR mode (`base`) on a throwaway git repository of two commits
 # whose HEAD renames a Service port: cloned shallow (BASE is fetched), BASE as a branch of
-# origin, BASE equal to HEAD (passes), and `base` with `chart` (refused).
+# origin, BASE equal to HEAD (passes), and `base` with `chart` or starting with `-` (refused).
 #
 # KUBEGAP_ACTION_QUICK=1 leaves out the `install: source` case (a release `cargo install`).
 set -euo pipefail
