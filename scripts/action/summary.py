@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """action.yml: the job summary ($GITHUB_STEP_SUMMARY) from kubegap's JSON report.
 
-Usage: summary.py REPORT.json FAIL_ON EXIT_CODE OUTPUTS_FILE > summary.md
+Usage: summary.py REPORT.json FAIL_ON EXIT_CODE OUTPUTS_FILE [BASE] > summary.md
+
+With BASE (the action's PR mode), REPORT.json is `kubegap diff`'s: the summary says so and shows
+the one-line change summary (the first line of diff's human output), from the report's `diff`.
+Without a report (exit code 2), it shows kubegap's error message from REPORT.json.stderr.
 
 Writes the counts by severity and the top findings as a Markdown table (errors first, then
 warnings and infos, each in the report's order: file, line, column, rule), and appends the
@@ -37,16 +41,42 @@ def location(finding: dict) -> str:
     return shown
 
 
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def change_line(d: dict) -> str:
+    """kubegap-cli/src/diff.rs `summary_line`, from the JSON report's `diff`."""
+    return (
+        f"changed: {plural(d['added'], 'object', 'objects')} added, {d['removed']} removed, "
+        f"{d['modified']} modified, {plural(d['configs_changed'], 'config changed', 'configs changed')}; "
+        f"{plural(d['new_findings'], 'new finding', 'new findings')}"
+    )
+
+
 def main() -> int:
     report_path, fail_on, exit_code, outputs = sys.argv[1:5]
+    base = sys.argv[5] if len(sys.argv) > 5 else ""
     out = ["## kubegap", ""]
+    if base:
+        out += [f"Pull request diff: `kubegap diff --git {cell(base)}` (BASE) against the checkout (HEAD).", ""]
     try:
         with open(report_path, encoding="utf-8") as f:
             report = json.load(f)
     except (OSError, ValueError) as e:
-        out.append(f"kubegap did not produce a report (exit code {exit_code}): {cell(e)}. See the step's log.")
+        reason = cell(e)
+        try:
+            with open(report_path + ".stderr", encoding="utf-8") as f:
+                lines = [line for line in f.read().splitlines() if line.strip()]
+            if lines:
+                reason = cell(lines[-1])
+        except OSError:
+            pass
+        out.append(f"kubegap did not produce a report (exit code {exit_code}): {reason}. See the step's log.")
         print("\n".join(out))
         return 0
+    if base and "diff" in report:
+        out += [f"**{cell(change_line(report['diff']))}**", ""]
     s = report["summary"]
     with open(outputs, "a", encoding="utf-8") as f:
         f.write(f"errors={s['errors']}\nwarnings={s['warnings']}\ninfos={s['infos']}\n")

@@ -2,7 +2,8 @@
 # The pre-commit hook end to end, as a user meets it: the real `pre-commit` (PyPI) installs the
 # hook from a clone of this repository (`repo:` a local path, `rev:` its HEAD) into an empty
 # cache, in a throwaway git repository; a good manifest passes, a bad one fails with kubegap's
-# findings. The first run's time is printed (it includes the hook's install).
+# findings, and a repository with only non-Kubernetes JSON/YAML passes. The first run's time
+# is printed (it includes the hook's install).
 #
 # CARGO_TARGET_DIR: by default the hook's build reuses this checkout's target/ (the wheel step's
 # release build), so CI does not compile the dependencies twice. KUBEGAP_HOOK_FRESH_BUILD=1
@@ -83,3 +84,25 @@ for want in '^kubegap\.*Failed$' 'k8s-service-target-port-missing' 'k8s/web.yaml
   grep -q -- "$want" "$work/out.txt" || { cat "$work/out.txt"; echo "pre-commit: output lacks '$want'" >&2; exit 1; }
 done
 echo "pre-commit: a bad manifest fails the hook with kubegap's finding (k8s/web.yaml:12)"
+
+# A repository with no manifest, haproxy.cfg or nginx config, whose changed files match the
+# hook's `files:` (package.json, a CI YAML): the hook lints what is there, nothing, and passes
+# (the hook's `--allow-empty`) instead of failing with "nothing to lint".
+other="$work/no-manifests"
+mkdir -p "$other/.ci"
+cd "$other"
+git init --quiet
+git config user.email ci@example.invalid
+git config user.name ci
+cp "$project/.pre-commit-config.yaml" .
+echo '{"name": "web", "version": "1.0.0", "private": true}' > package.json
+printf 'stages: [test]\ntest:\n  script: [npm test]\n' > .ci/pipeline.yml
+git add -A
+git commit --quiet -m 'no manifests'
+run_hook
+if [ "$code" -ne 0 ] || ! grep -q '^kubegap\.*Passed$' "$work/out.txt"; then
+  cat "$work/out.txt"
+  echo "pre-commit: the hook must pass in a repository with nothing to lint, got exit $code" >&2
+  exit 1
+fi
+echo "pre-commit: a repository with only package.json and a CI YAML passes (nothing to lint is allowed)"
