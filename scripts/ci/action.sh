@@ -28,6 +28,8 @@ cat > "$work/helm-bin/helm" <<'SH'
 #!/bin/sh
 # Stand-in for `helm template CHART`: the rendered sample chart.
 [ "$1" = template ] || exit 64
+# The Service's selector misses the Deployment's labels: with a workload of the release beside
+# it, `k8s-service-selects-nothing` has the evidence it needs (a Service alone is not flagged).
 cat <<'STREAM'
 ---
 # Source: shop/templates/service.yaml
@@ -37,6 +39,22 @@ metadata: {name: release-name-shop}
 spec:
   selector: {app: shop}
   ports: [{port: 80, targetPort: http}]
+---
+# Source: shop/templates/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: release-name-shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app.kubernetes.io/name: shop}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: shop}}
+    spec:
+      containers:
+        - name: shop
+          image: registry.example.com/shop:1.0
+          ports: [{name: http, containerPort: 8080}]
+          readinessProbe: {httpGet: {path: /healthz, port: http}}
 STREAM
 SH
 chmod +x "$work/helm-bin/helm"
