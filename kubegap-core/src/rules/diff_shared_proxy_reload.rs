@@ -3,14 +3,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::controllers::Product;
 use crate::diff::{DiffContext, Side};
 use crate::haproxy::{format_ms, logic, HaproxyConfig};
+use crate::k8s::ObjId;
 use crate::nginx::{format_duration, NginxConfig};
 use crate::rule::prelude::*;
 
 declare_rule! {
-    /// A change to a haproxy.cfg or nginx config reloads the proxy, and the reload's deadline
-    /// cuts the long-lived connections of routes the change did not touch.
+    /// A change to a haproxy.cfg, an nginx config or an ingress controller's ConfigMap reloads
+    /// the proxy, and the reload's deadline cuts the long-lived connections of routes the
+    /// change did not touch.
     ///
     /// ## What it does
     /// `kubegap diff` only. For each haproxy.cfg and nginx config whose text differs between
@@ -19,8 +22,17 @@ declare_rule! {
     /// carrying long-lived connections that outlive it (the same evidence as
     /// `haproxy-hard-stop-cuts-long-lived` and `nginx-worker-shutdown-cuts-long-lived`), and
     /// some of those are identical in BASE (untouched by the change), reports at HEAD's first
-    /// changed line, naming the untouched routes and the deadline. Ingress controller
-    /// ConfigMaps are not compared yet.
+    /// changed line, naming the untouched routes and the deadline.
+    ///
+    /// Ingress controller ConfigMaps: for each controller the controllers model finds in HEAD
+    /// whose `--configmap` is in the input and matched in BASE, when that ConfigMap's `data`
+    /// differs (values compared canonically: comments, quoting and key order ignored) and the
+    /// model says the controller serves long-lived Ingresses or Routes that already exist in
+    /// BASE (declared `kubegap.io/long-lived` or the model's heuristic signs), reports at
+    /// HEAD's first changed key, naming those routes and the controller's reload deadline with
+    /// its source: ingress-nginx `worker-shutdown-timeout` (default 240s), haproxytech
+    /// `hard-stop-after`, haproxy-ingress `timeout-stop`, the OpenShift router's hard stop,
+    /// as the model resolves them (ConfigMap key, argument or product default).
     ///
     /// ## Why is this bad?
     /// A shared proxy reloads for anyone's change; the old process keeps the existing
@@ -30,7 +42,9 @@ declare_rule! {
     ///
     /// ## Example
     /// A new `backend api2` added to a haproxy.cfg with `hard-stop-after 30m` and an
-    /// untouched `backend ws` whose `timeout tunnel 1h` carries WebSockets.
+    /// untouched `backend ws` whose `timeout tunnel 1h` carries WebSockets; or
+    /// `proxy-body-size` raised in the ingress-nginx ConfigMap while an Ingress of the same
+    /// controller carries WebSockets: the reload closes them 240s later.
     ///
     /// Use instead: serve long-lived routes from a proxy that is rarely reloaded, or deploy
     /// such changes in a window the long-lived clients tolerate; make clients reconnect with
@@ -130,6 +144,7 @@ fn changed_text<'a>(
 }
 
 pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
+    controller_config_maps(cx, sink);
     for cfg in &cx.head.ws.haproxy {
         let Some((base_text, head_text)) = changed_text(cx, cfg.file) else {
             continue;
@@ -239,5 +254,96 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             );
         }
         f.help("serve long-lived routes from an nginx that is rarely reloaded, or deploy this change when their clients tolerate a reconnect");
+    }
+}
+
+/// The first `data` key of HEAD's ConfigMap whose value differs from BASE's (or is new), as a
+/// HEAD workspace span; the `data` key when only removals differ; `None` when unchanged.
+fn changed_data_key(cx: &DiffContext<'_>, base: ObjId, head: ObjId) -> Option<Span> {
+    let old = cx.base.obj_node(base).get("data");
+    let new = cx.head.obj_node(head).get("data");
+    let old_entries: BTreeMap<String, String> = old
+        .map(|d| d.entries())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.as_str()?.to_string(), crate::diff::canon(v))))
+        .collect();
+    let new_entries = new.map(|d| d.entries()).unwrap_or_default();
+    for (k, v) in &new_entries {
+        let Some(key) = k.as_str() else { continue };
+        if old_entries.get(key) != Some(&crate::diff::canon(*v)) {
+            return Some(k.span());
+        }
+    }
+    let removed = old_entries.len()
+        != new_entries
+            .iter()
+            .filter(|(k, _)| k.as_str().is_some())
+            .count();
+    removed.then(|| cx.head.key_span(head, &["data"]))
+}
+
+/// Ingress controller ConfigMaps: the controllers model binds the ConfigMap (`--configmap`) to
+/// a controller in HEAD, knows its reload deadline, and which of its routes are long-lived.
+fn controller_config_maps(cx: &DiffContext<'_>, sink: &mut Sink) {
+    let model = &cx.head.ws.controllers;
+    let files = &cx.head.ws.files;
+    for (index, controller) in model.controllers.iter().enumerate() {
+        let Some(cm) = controller.config_map else {
+            continue;
+        };
+        let Some(deadline) = &controller.settings.reload_deadline else {
+            continue;
+        };
+        let Some(&(base_cm, _)) = cx.matched.iter().find(|(_, h)| *h == cm) else {
+            continue;
+        };
+        let Some(at) = changed_data_key(cx, base_cm, cm) else {
+            continue;
+        };
+        let at = cx.head.span(at);
+        let mut routes = Vec::new();
+        for route in model.routes_of(index) {
+            let Some(long_lived) = &route.long_lived else {
+                continue;
+            };
+            // A route new in HEAD has no connection to cut yet.
+            if !cx.matched.iter().any(|(_, h)| *h == route.obj) {
+                continue;
+            }
+            routes.push(format!(
+                "{} ({}, {})",
+                cx.describe(route.obj),
+                long_lived.kind.name(),
+                long_lived.reason
+            ));
+        }
+        if routes.is_empty() {
+            continue;
+        }
+        let knob = match controller.product {
+            Product::IngressNginx => "worker-shutdown-timeout",
+            Product::HaproxyIngress => "timeout-stop",
+            _ => "hard-stop-after",
+        };
+        let f = sink.report(
+            at,
+            format!(
+                "this change to {} reloads the {} of {}: its reload deadline `{knob}` {} cuts the long-lived connections of {}, which the change does not touch, at most {} after the reload",
+                cx.describe(cm),
+                controller.product.name(),
+                cx.describe(controller.obj),
+                deadline.describe(files),
+                logic::enumerate(&routes),
+                format_ms(deadline.value),
+            ),
+        );
+        if let Some(span) = deadline.source.key_span() {
+            f.label(cx.head.span(span), "the reload deadline");
+        }
+        if let Some(note) = controller.assumed_default_note(&deadline.source) {
+            f.note(note);
+        }
+        f.help("serve long-lived routes from a controller whose configuration rarely changes, or deploy this change when their clients tolerate a reconnect");
     }
 }
