@@ -14,8 +14,10 @@ declare_rule! {
     /// effective `proxy-read-timeout` and `proxy-send-timeout` (annotation, else the
     /// controller's ConfigMap, else 60 s) and the controller's effective
     /// `worker-shutdown-timeout` (ConfigMap, else the default of 240 s, even when no ConfigMap
-    /// is in the input). Reports a timeout above the shutdown timeout, at the annotation; a
-    /// ConfigMap-wide timeout above it is reported at the ConfigMap key.
+    /// is in the input). Reports once per object and deadline: an Ingress whose annotated
+    /// timeouts are above the shutdown timeout is one finding, at the first of them (the read
+    /// timeout when both are), with a label at the other naming its value and source;
+    /// ConfigMap-wide timeouts above it are likewise one finding per ConfigMap, at its keys.
     ///
     /// ## Why is this bad?
     /// A long `proxy-read-timeout` is the documented advice for WebSockets, but it is not a
@@ -88,27 +90,81 @@ routes from a dedicated controller (its own IngressClass), or raise `worker-shut
 deliberately together with the pod's `terminationGracePeriodSeconds`, and make clients \
 reconnect with jittered backoff";
 
+/// The source kind of several capped timeouts of one object, and their lines:
+/// "annotations, chat.yaml:7 and 8".
+fn cite_all(cx: &Context<'_>, capped: &[(&str, &Setting<u64>)]) -> String {
+    let kind = if capped
+        .iter()
+        .all(|(_, t)| matches!(t.source, Source::ConfigMapKey { .. }))
+    {
+        "ConfigMap keys"
+    } else {
+        "annotations"
+    };
+    let mut file = String::new();
+    let mut lines = Vec::new();
+    for (_, t) in capped {
+        if let Some(span) = t.source.key_span() {
+            let f = cx.files.get(span.file);
+            if file.is_empty() {
+                file = f.base_name().to_string();
+            }
+            lines.push(f.line_col(span.start).line.to_string());
+        }
+    }
+    let lines = match lines.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    };
+    format!("{kind}, {file}:{lines}")
+}
+
+/// One finding per object (Ingress or ConfigMap) and deadline: at the first capped timeout,
+/// with a label at each other one.
 fn report(
     cx: &Context<'_>,
     sink: &mut Sink,
-    knob: &str,
-    timeout: &Setting<u64>,
+    capped: &[(&str, &Setting<u64>)],
     deadline: &Setting<u64>,
     controller: Option<&Controller>,
 ) {
-    let Some(span) = timeout.source.span() else {
+    let Some(((first_knob, first), rest)) = capped.split_first() else {
         return;
+    };
+    let Some(span) = first.source.span() else {
+        return;
+    };
+    let what = if rest.is_empty() {
+        format!("`{first_knob}` is {}", format_ms(first.value))
+    } else {
+        let named: Vec<String> = capped
+            .iter()
+            .map(|(knob, t)| format!("`{knob}` is {}", format_ms(t.value)))
+            .collect();
+        format!("{} ({})", named.join(" and "), cite_all(cx, capped))
     };
     let finding = sink.report(
         span,
         format!(
-            "`{knob}` is {} but the controller's `worker-shutdown-timeout` is {}: any \
+            "{what} but the controller's `worker-shutdown-timeout` is {}: any \
              reload ends these connections within {}",
-            format_ms(timeout.value),
             deadline.describe(cx.files),
             format_ms(deadline.value),
         ),
     );
+    for (knob, timeout) in rest {
+        if let Some(other) = timeout.source.span() {
+            finding.label(
+                other,
+                format!(
+                    "`{knob}` is {} ({}), capped by the same deadline",
+                    format_ms(timeout.value),
+                    timeout.source.cite(cx.files)
+                ),
+            );
+        }
+    }
     if let Source::ConfigMapKey { key_span, .. } = &deadline.source {
         finding.label(*key_span, "the controller's shutdown deadline");
     }
@@ -137,19 +193,20 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         };
         let controller = route.controller.and_then(|i| model.controllers.get(i));
-        for (knob, timeout) in [
+        let capped: Vec<(&str, &Setting<u64>)> = [
             ("proxy-read-timeout", &route.read_timeout),
             ("proxy-send-timeout", &route.send_timeout),
-        ] {
-            let Some(timeout) = timeout else { continue };
-            if matches!(timeout.source, Source::Annotation { .. })
+        ]
+        .into_iter()
+        .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
+        .filter(|(_, timeout)| {
+            matches!(timeout.source, Source::Annotation { .. })
                 && outlives(Some(timeout.value), deadline.value)
-            {
-                report(cx, sink, knob, timeout, deadline, controller);
-            }
-        }
+        })
+        .collect();
+        report(cx, sink, &capped, deadline, controller);
     }
-    // ConfigMap-wide timeouts: once per controller, at the key.
+    // ConfigMap-wide timeouts: once per controller, at the first capped key.
     for c in &model.controllers {
         if c.product != Product::IngressNginx {
             continue;
@@ -157,16 +214,17 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some(deadline) = &c.settings.reload_deadline else {
             continue;
         };
-        for (knob, timeout) in [
+        let capped: Vec<(&str, &Setting<u64>)> = [
             ("proxy-read-timeout", &c.settings.read_timeout),
             ("proxy-send-timeout", &c.settings.send_timeout),
-        ] {
-            let Some(timeout) = timeout else { continue };
-            if matches!(timeout.source, Source::ConfigMapKey { .. })
+        ]
+        .into_iter()
+        .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
+        .filter(|(_, timeout)| {
+            matches!(timeout.source, Source::ConfigMapKey { .. })
                 && outlives(Some(timeout.value), deadline.value)
-            {
-                report(cx, sink, knob, timeout, deadline, Some(c));
-            }
-        }
+        })
+        .collect();
+        report(cx, sink, &capped, deadline, Some(c));
     }
 }
