@@ -1,39 +1,15 @@
 //! Baselines: `--write-baseline` then `--baseline` hides every recorded finding; moving lines
 //! hides still; an edit shows exactly its own findings.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use support::{findings, json, root};
 
 fn kubegap_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegap"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawn kubegap")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn findings(v: &serde_json::Value) -> Vec<(String, String, u64)> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["file"].as_str().unwrap().to_string(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect()
+    support::run_in(dir, args, None)
 }
 
 fn temp_copy(name: &str) -> PathBuf {

@@ -1,34 +1,8 @@
 //! CLI behaviour: stdin, Helm origins, `kind: List`, exit codes, formats, determinism.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn kubegap(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubegap"));
-    cmd.args(args)
-        .current_dir(root())
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn kubegap");
-    if let Some(bytes) = stdin {
-        child.stdin.take().unwrap().write_all(bytes).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
+use support::{json, kubegap, root};
 
 #[test]
 fn helm_stream_on_stdin_keeps_origins_and_stream_lines() {
@@ -256,13 +230,12 @@ fn human_output_shows_the_source_line_and_honours_color_flags() {
     );
     assert!(String::from_utf8_lossy(&colored.stdout).contains('\u{1b}'));
     // `auto` with NO_COLOR set (and a pipe) never colours.
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubegap"));
-    let no_color = cmd
-        .args(["lint", "testdata/cli/helm-stream.yaml"])
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let no_color = support::run_with(
+        &root(),
+        &["lint", "testdata/cli/helm-stream.yaml"],
+        None,
+        &[("NO_COLOR", "1")],
+    );
     assert!(!String::from_utf8_lossy(&no_color.stdout).contains('\u{1b}'));
     insta::assert_snapshot!("human_helm_stream", text);
 }

@@ -2,48 +2,27 @@
 //! quiet and statistics, did-you-mean, presets, configuration discovery and confinement,
 //! suppressions, `rules`, `chains`, completions and the man page.
 
+mod support;
+
 use std::io::Write;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use support::{json, root, stderr, stdout};
 
+/// Runs kubegap in `dir` with a secret in its environment that no output may show.
 fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubegap"));
-    cmd.args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("COLUMNS")
-        .env("KUBEGAP_TEST_SECRET", "s3cr3t-t0ken-value")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn kubegap");
-    if let Some(bytes) = stdin {
-        child.stdin.take().unwrap().write_all(bytes).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    child.wait_with_output().unwrap()
+    support::run_with(
+        dir,
+        args,
+        stdin,
+        &[("KUBEGAP_TEST_SECRET", "s3cr3t-t0ken-value")],
+    )
 }
 
 fn kubegap(args: &[&str], stdin: Option<&[u8]>) -> Output {
     run_in(&root(), args, stdin)
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 /// A fresh temporary directory.

@@ -1,57 +1,18 @@
 //! `kubegap diff`: formats, exit codes, stdin, `--all`, `--git`, determinism.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::Path;
+use std::process::{Command, Output};
 
-fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kubegap"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn kubegap");
-    if let Some(bytes) = stdin {
-        child.stdin.take().unwrap().write_all(bytes).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    child.wait_with_output().unwrap()
-}
+use support::{findings as rules_lines, json, root, run_in};
 
 fn kubegap(args: &[&str]) -> Output {
-    run_in(&root(), args, None)
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    support::kubegap(args, None)
 }
 
 const BASE: &str = "testdata/incidents/gitlab-port-rename-diff/base";
 const HEAD: &str = "testdata/incidents/gitlab-port-rename-diff/head";
-
-fn rules_lines(v: &serde_json::Value) -> Vec<(String, String, u64)> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["file"].as_str().unwrap().to_string(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
 
 #[test]
 fn gitlab_rename_in_every_format() {

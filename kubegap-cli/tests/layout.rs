@@ -2,12 +2,12 @@
 //! (`testdata/sample-repo`), and rendering them with `--render-charts` / `--render-kustomize`
 //! through stand-ins for `helm` and `kubectl` put first on `PATH`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use support::{findings, json, root};
 
 const REPO: &str = "testdata/sample-repo";
 
@@ -17,38 +17,7 @@ fn kubegap(args: &[&str], path: &str) -> Output {
 }
 
 fn kubegap_in(dir: &Path, args: &[&str], path: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegap"))
-        .args(args)
-        .current_dir(dir)
-        .env("PATH", path)
-        .output()
-        .expect("spawn kubegap")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-/// (rule, file, line) of every finding.
-fn findings(v: &serde_json::Value) -> Vec<(String, String, u64)> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["file"].as_str().unwrap().to_string(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect()
+    support::run_with(dir, args, None, &[("PATH", path)])
 }
 
 /// A directory holding executable shell scripts named after the tools they stand in for.
