@@ -93,17 +93,6 @@ impl Finding {
         self.severity = severity;
         self
     }
-
-    /// The total order of the output: file, line, column (i.e. offset), then rule, then the rest.
-    pub fn sort_key(&self) -> (u32, u32, u32, &'static str, &str) {
-        (
-            self.span.file.0,
-            self.span.start,
-            self.span.end,
-            self.rule,
-            &self.message,
-        )
-    }
 }
 
 /// A problem a parser met. Parsers never fail: they return what they could read plus these, and

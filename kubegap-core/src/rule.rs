@@ -2,7 +2,7 @@
 //!
 //! A rule is a `static` [`Rule`] built by [`declare_rule!`]. The doc comment above it *is* the
 //! documentation that `kubegap explain` prints and that `docs/rules/` is generated from; its
-//! fenced examples tagged `invalid` / `valid` are run as tests (`tests/doc_examples.rs`).
+//! fenced examples tagged `invalid` / `valid` are run as tests (`kubegap-core/tests/rule_docs.rs`).
 
 use crate::config::Settings;
 use crate::finding::{Finding, Severity};

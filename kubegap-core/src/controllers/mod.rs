@@ -774,7 +774,7 @@ pub fn haproxy_ingress_balance_default(version: Option<&Version>) -> &'static st
 }
 
 impl Model {
-    /// Builds the model from a rule's context.
+    /// The model of a rule's context (built once per run by `Model::build`; this only reads it).
     pub fn of<'a>(cx: &Context<'a>) -> &'a Model {
         cx.controllers
     }
