@@ -93,22 +93,6 @@ pub struct OuterHop {
 }
 
 impl Settings {
-    /// Applies one `key = value` line of a test fixture's `settings` file
-    /// (`haproxy_version`, `nginx_version`, `nodes`, `complete`, `l7_in_front`). Returns
-    /// `false` for an unknown key.
-    pub fn apply_fixture_setting(&mut self, key: &str, value: &str) -> bool {
-        let value = value.trim();
-        match key.trim() {
-            "haproxy_version" => self.haproxy_version = Version::parse(value),
-            "nginx_version" => self.nginx_version = Version::parse(value),
-            "nodes" => self.nodes = value.parse().ok(),
-            "complete" => self.complete = value == "true",
-            "l7_in_front" => self.l7_in_front = value == "true",
-            _ => return false,
-        }
-        true
-    }
-
     /// Whether a rule runs under this selection.
     pub fn rule_enabled(&self, id: &str) -> bool {
         if self.ignore.iter().any(|r| r == id) {
