@@ -4,7 +4,9 @@
 //! - every doc has the required sections;
 //! - every fenced example tagged `<yaml|haproxy|nginx|helm-chart>,invalid` makes its rule fire, and every
 //!   `…,valid` example makes it stay silent without parse errors (docs whose examples are tests);
-//! - a `text,settings` block (`nodes = 3`, `complete = true`) applies to the examples after it.
+//! - a `yaml,settings` block is a `.kubegap.yaml` (the user's configuration format, unknown keys
+//!   and rule ids are errors) that applies to the examples after it; fixtures
+//!   (`testdata/rules/<id>/.kubegap.yaml`) and incidents use the same format.
 
 use kubegap_core::rules::RULES;
 use kubegap_core::{lint, FileKind, Input, Settings};
@@ -26,7 +28,8 @@ fn examples(docs: &str) -> Vec<(String, bool, String)> {
             if matches!(tag, Some("valid" | "invalid")) {
                 current = Some((lang, tag == Some("valid"), String::new()));
             } else if tag == Some("settings") {
-                // Settings for the examples that follow (`nodes = 3`, `complete = true`).
+                // A `.kubegap.yaml` for the examples that follow; only YAML is a configuration.
+                assert_eq!(lang, "yaml", "a settings block is ```yaml,settings: {info}");
                 current = Some(("settings".to_string(), false, String::new()));
             } else {
                 current = Some((String::new(), false, String::new()));
@@ -104,13 +107,17 @@ fn doc_examples_behave_as_documented() {
         let mut example_settings = Settings::default();
         for (i, (lang, valid, code)) in examples.into_iter().enumerate() {
             if lang == "settings" {
-                for line in code.lines() {
-                    match line.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
-                        Some(("nodes", v)) => example_settings.nodes = v.parse().ok(),
-                        Some(("complete", v)) => example_settings.complete = v == "true",
-                        Some(("l7_in_front", v)) => example_settings.l7_in_front = v == "true",
-                        _ => {}
-                    }
+                let known = |id: &str| kubegap_core::rules::find(id).is_some();
+                match example_settings.apply_yaml(&code, &known) {
+                    Ok(None) => {}
+                    Ok(Some(extends)) => failures.push(format!(
+                        "{} example {i} (settings): `extends: {extends}` is not followed in examples",
+                        rule.id
+                    )),
+                    Err(errors) => failures.push(format!(
+                        "{} example {i} (settings): {errors:?}",
+                        rule.id
+                    )),
                 }
                 continue;
             }

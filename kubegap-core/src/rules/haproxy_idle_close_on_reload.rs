@@ -30,9 +30,10 @@ declare_rule! {
     /// 2.3 and older, bounded by `hard-stop-after`).
     ///
     /// ## Example
-    /// With an L7 load balancer declared in front:
-    /// ```text,settings
-    /// l7_in_front = true
+    /// With an L7 load balancer declared in front, in `.kubegap.yaml`:
+    /// ```yaml,settings
+    /// topology:
+    ///   l7_in_front: true
     /// ```
     ///
     /// ```haproxy,invalid

@@ -20,9 +20,10 @@ declare_rule! {
     /// Pending.
     ///
     /// ## Example
-    /// With `--nodes 3`:
-    /// ```text,settings
-    /// nodes = 3
+    /// With `--nodes 3`, or this `.kubegap.yaml`:
+    /// ```yaml,settings
+    /// cluster:
+    ///   nodes: 3
     /// ```
     ///
     /// ```yaml,invalid
