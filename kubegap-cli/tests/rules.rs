@@ -502,3 +502,208 @@ fn every_snapshot_belongs_to_a_test() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The ids of the lines between the line `start` and the next line `end` (exclusive) of
+/// `text`: each line's first identifier with `_` read as `-`, skipping lines without one.
+fn listed_ids(text: &str, start: &str, end: &str) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| !l.starts_with(start))
+        .skip(1)
+        .take_while(|l| !l.starts_with(end))
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let l = l
+                .strip_prefix("mod ")
+                .or_else(|| l.strip_prefix('&'))
+                .unwrap_or(l);
+            let id: String = l
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            (!id.is_empty()).then(|| id.replace('_', "-"))
+        })
+        .collect()
+}
+
+/// `scripts/new-rule.sh` keeps working: it runs on a copy of just the files it edits (no
+/// compilation), and each edit is checked — the rule file has every field `declare_rule!`
+/// takes and the doc sections `rule_docs.rs` requires, the registry and this file's list each
+/// gain exactly one line at its sorted place, the fixture folder has an invalid fixture that
+/// expects the rule and a valid one that does not. Running it again, or with a wrong family,
+/// fails and changes nothing.
+#[test]
+fn new_rule_script_adds_a_rule_everywhere() {
+    let root = workspace();
+    let tmp = std::env::temp_dir().join(format!("kubegap-new-rule-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let registry = "kubegap-core/src/rules/mod.rs";
+    let tests = "kubegap-cli/tests/rules.rs";
+    for file in [registry, tests] {
+        std::fs::create_dir_all(tmp.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(root.join(file), tmp.join(file)).unwrap();
+    }
+    std::fs::create_dir_all(tmp.join("testdata/rules")).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new("bash")
+            .arg(root.join("scripts/new-rule.sh"))
+            .arg("--root")
+            .arg(&tmp)
+            .args(args)
+            .output()
+            .expect("bash runs scripts/new-rule.sh")
+    };
+    // The fields `declare_rule!` takes, read from its definition.
+    let rule_rs = std::fs::read_to_string(root.join("kubegap-core/src/rule.rs")).unwrap();
+    let fields: Vec<&str> = rule_rs
+        .lines()
+        .skip_while(|l| !l.starts_with("macro_rules! declare_rule"))
+        .take_while(|l| !l.contains(") => {"))
+        .filter_map(|l| l.trim().split_once(": $").map(|(k, _)| k))
+        .filter(|k| k.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    assert!(
+        fields.contains(&"id") && fields.contains(&"check"),
+        "{fields:?}"
+    );
+
+    for (id, family, domain, lang, ext) in [
+        (
+            "k8s-probe-scaffold-check",
+            "k8s",
+            "Kubernetes",
+            "yaml",
+            "yaml",
+        ),
+        (
+            "haproxy-aaa-scaffold-check",
+            "haproxy",
+            "Haproxy",
+            "haproxy",
+            "cfg",
+        ),
+        (
+            "nginx-zzz-scaffold-check",
+            "nginx",
+            "Nginx",
+            "nginx",
+            "conf",
+        ),
+    ] {
+        let before_registry = std::fs::read_to_string(tmp.join(registry)).unwrap();
+        let before_tests = std::fs::read_to_string(tmp.join(tests)).unwrap();
+        let out = run(&[id, family]);
+        assert!(
+            out.status.success(),
+            "new-rule.sh {id} {family}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let module = id.replace('-', "_");
+        let konst = module.to_uppercase();
+
+        let rule = std::fs::read_to_string(tmp.join(format!("kubegap-core/src/rules/{module}.rs")))
+            .expect("the rule file is created");
+        for needle in [
+            format!("pub static {konst} = {{"),
+            format!("id: \"{id}\","),
+            format!("domain: {domain},"),
+            format!("```{lang},invalid"),
+            format!("```{lang},valid"),
+        ] {
+            assert!(
+                rule.contains(&needle),
+                "{module}.rs lacks `{needle}`:\n{rule}"
+            );
+        }
+        for field in &fields {
+            assert!(
+                rule.contains(&format!("\n        {field}: ")),
+                "{module}.rs lacks the declare_rule! field `{field}`"
+            );
+        }
+        for section in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "Use instead:",
+        ] {
+            assert!(rule.contains(section), "{module}.rs lacks `{section}`");
+        }
+
+        let after_registry = std::fs::read_to_string(tmp.join(registry)).unwrap();
+        let after_tests = std::fs::read_to_string(tmp.join(tests)).unwrap();
+        for (name, before, after, added) in [
+            (
+                registry,
+                &before_registry,
+                &after_registry,
+                vec![format!("mod {module};"), format!("    &{module}::{konst},")],
+            ),
+            (
+                tests,
+                &before_tests,
+                &after_tests,
+                vec![format!("    {module},")],
+            ),
+        ] {
+            let mut lines: Vec<&str> = after.lines().collect();
+            for line in &added {
+                let at = lines
+                    .iter()
+                    .position(|l| l == line)
+                    .unwrap_or_else(|| panic!("{name} lacks `{line}`"));
+                lines.remove(at);
+            }
+            assert_eq!(
+                lines,
+                before.lines().collect::<Vec<_>>(),
+                "{name}: new-rule.sh must only add {added:?}"
+            );
+        }
+        for (text, start, end) in [
+            (
+                &after_registry,
+                "use crate::rule::Rule;",
+                "pub use nginx_include_missing",
+            ),
+            (&after_registry, "pub static RULES: ", "];"),
+            (&after_tests, "rule_tests! {", "}"),
+        ] {
+            let ids = listed_ids(text, start, end);
+            let mut sorted = ids.clone();
+            sorted.sort();
+            assert_eq!(ids, sorted, "not sorted after `{start}`");
+            assert!(
+                ids.iter().any(|i| i == id),
+                "`{id}` not listed after `{start}`"
+            );
+        }
+
+        let folder = tmp.join("testdata/rules").join(id);
+        let invalid = std::fs::read_to_string(folder.join(format!("invalid.{ext}"))).unwrap();
+        let valid = std::fs::read_to_string(folder.join(format!("valid.{ext}"))).unwrap();
+        assert!(invalid.contains(&format!("# expect: {id}\n")), "{invalid}");
+        assert!(!valid.contains("expect:"), "{valid}");
+
+        // Again: refused, nothing changes.
+        let again = run(&[id, family]);
+        assert!(!again.status.success(), "a second run must fail");
+        assert_eq!(
+            std::fs::read_to_string(tmp.join(registry)).unwrap(),
+            after_registry
+        );
+        assert_eq!(
+            std::fs::read_to_string(tmp.join(tests)).unwrap(),
+            after_tests
+        );
+    }
+    for bad in [
+        ["k8s-x-y", "haproxy"],
+        ["k8s-x-y", "cobol"],
+        ["K8s_x", "k8s"],
+    ] {
+        let out = run(&bad);
+        assert!(!out.status.success(), "new-rule.sh {bad:?} must fail");
+        assert!(!tmp.join("testdata/rules").join(bad[0]).exists());
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
