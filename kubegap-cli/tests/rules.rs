@@ -175,6 +175,12 @@ fn settings_for(rule: &str, dir: &Path) -> Settings {
         if let Err(e) = kubegap_cli::config::load_file(&config, &mut settings, 0) {
             panic!("{e}");
         }
+        // The test selects the rule; a selection in the file would be silently overridden.
+        assert!(
+            settings.select.is_none() && settings.ignore.is_empty(),
+            "{}: `select` and `ignore` do not apply to fixtures (each runs only its rule)",
+            config.display()
+        );
     }
     settings.select = Some(vec![rule.to_string(), "parse-error".to_string()]);
     settings
