@@ -175,6 +175,30 @@ impl Settings {
                 message: e.message.clone(),
             })
             .collect();
+        // A key written twice would silently drop one of its values (and an unknown key
+        // inside it): the configuration is rejected instead, naming both lines.
+        for doc in &docs {
+            for &(first, again) in &doc.duplicates {
+                let name = doc.node(again).as_str().unwrap_or_default().to_string();
+                errors.push(ConfigError {
+                    line: line(doc.span(again)),
+                    message: format!(
+                        "duplicate key `{name}` (first at line {})",
+                        line(doc.span(first))
+                    ),
+                });
+            }
+        }
+        if let Some(extra) = docs.get(1) {
+            errors.push(ConfigError {
+                line: line(crate::source::Span {
+                    file: extra.file,
+                    start: extra.start,
+                    end: extra.end,
+                }),
+                message: "a second YAML document: the configuration must be one document".into(),
+            });
+        }
         let Some(root) = docs.first().and_then(|d| d.root()) else {
             return if errors.is_empty() {
                 Ok(None)
@@ -398,6 +422,35 @@ mod config_file_tests {
         assert_eq!(
             errors.iter().map(|e| e.line).collect::<Vec<_>>(),
             vec![1, 2]
+        );
+    }
+
+    #[test]
+    fn a_key_written_twice_or_a_second_document_is_an_error() {
+        let mut s = Settings::default();
+        let errors = s
+            .apply_yaml("cluster:\n  nodes: 3\ncluster:\n  nodez: 4\n", &known)
+            .unwrap_err();
+        let seen: Vec<_> = errors
+            .iter()
+            .map(|e| (e.line, e.message.as_str()))
+            .collect();
+        assert!(
+            seen.contains(&(3, "duplicate key `cluster` (first at line 1)")),
+            "{seen:?}"
+        );
+        let errors = s
+            .apply_yaml("complete: true\n---\ncomplete: false\n", &known)
+            .unwrap_err();
+        assert_eq!(
+            errors
+                .iter()
+                .map(|e| (e.line, e.message.as_str()))
+                .collect::<Vec<_>>(),
+            vec![(
+                2,
+                "a second YAML document: the configuration must be one document"
+            )]
         );
     }
 }
