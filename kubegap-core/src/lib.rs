@@ -27,6 +27,7 @@ pub mod rules;
 pub mod source;
 pub mod suggest;
 pub mod suppress;
+pub mod value;
 pub mod yaml;
 
 pub use config::Settings;

@@ -66,23 +66,10 @@ impl Secs {
     /// `5s`, or `5s–65s` for a range.
     pub fn show(&self) -> String {
         if (self.low - self.high).abs() < f64::EPSILON {
-            fmt_secs(self.low)
+            crate::value::duration::format_secs(self.low)
         } else {
-            format!("{}–{}", fmt_secs(self.low), fmt_secs(self.high))
+            format!("{}–{}", crate::value::duration::format_secs(self.low), crate::value::duration::format_secs(self.high))
         }
-    }
-}
-
-/// Formats seconds compactly: `5s`, `0.5s`, `10m`, `1h`.
-pub fn fmt_secs(v: f64) -> String {
-    if v >= 3600.0 && (v % 3600.0).abs() < f64::EPSILON {
-        format!("{}h", v / 3600.0)
-    } else if v >= 600.0 && (v % 60.0).abs() < f64::EPSILON {
-        format!("{}m", v / 60.0)
-    } else if (v.fract()).abs() < f64::EPSILON {
-        format!("{v}s")
-    } else {
-        format!("{v:.1}s")
     }
 }
 
@@ -104,9 +91,10 @@ pub struct AppKeepAlive {
     pub headers_timeout: Option<(f64, Span)>,
 }
 
-/// Parses `65s`, `2m`, `500ms`, `1h`, or bare seconds.
+/// Parses a declared duration (`65s`, `1m30s`, `500ms`, `1h`, or bare seconds): see
+/// [`crate::value::duration::declared_secs`].
 pub fn parse_secs(text: &str) -> Option<f64> {
-    crate::config::parse_config_duration(text)
+    crate::value::duration::declared_secs(text)
 }
 
 /// The command line of a container as words (command + args), with the node of each word.

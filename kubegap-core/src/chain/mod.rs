@@ -15,7 +15,7 @@ use crate::k8s::{Service, Workload};
 use crate::rule::Context;
 use crate::source::Span;
 
-pub use app::{fmt_secs, Secs};
+pub use app::Secs;
 
 /// Which layer a hop is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,7 +25,7 @@ use crate::rule::Context;
 use crate::source::{SourceMap, Span};
 use crate::yaml::{Document, NodeRef};
 
-pub mod duration;
+pub use crate::value::duration;
 pub mod lb;
 mod long_lived;
 
@@ -324,7 +324,7 @@ impl Setting<u64> {
     pub fn describe(&self, files: &SourceMap) -> String {
         format!(
             "{} ({})",
-            crate::reload::format_ms(self.value),
+            crate::value::duration::format_ms(self.value),
             self.source.cite(files)
         )
     }

@@ -41,7 +41,7 @@ pub use load::{load_all, Loaded};
 pub use longlived::{LongLived, LONG_LIVED_MARK};
 pub use parse::{Arg, Comment};
 pub use values::{
-    format_duration, parse_size, parse_time, Effective, ValueSource, HTTP11_DEFAULT_SINCE,
+    parse_size, parse_time, Effective, ValueSource, HTTP11_DEFAULT_SINCE,
 };
 
 use crate::source::{FileId, Span};

@@ -122,7 +122,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             span,
             format!(
                 "`headersTimeout` {} is not above `keepAliveTimeout` {} ({}): Node closes kept-alive connections early",
-                app::fmt_secs(headers),
+                crate::value::duration::format_secs(headers),
                 found.secs.show(),
                 found.source
             ),

@@ -2,7 +2,8 @@
 //! long-lived routes at every reload.
 
 use crate::controllers::{Model, Product};
-use crate::reload::{format_ms, outlives};
+use crate::reload::{outlives};
+use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
 
 declare_rule! {

@@ -2,7 +2,8 @@
 //! connection at the same instant when `timeout-stop` expires.
 
 use crate::controllers::{Model, Product};
-use crate::reload::{close_spread_gap, format_ms, SpreadGap};
+use crate::reload::{close_spread_gap, SpreadGap};
+use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
 
 declare_rule! {

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::haproxy::{format_ms, format_timeout, logic, LongLived};
+use crate::haproxy::{logic, LongLived};
+use crate::value::duration::{format_ms, format_timeout};
 use crate::rule::prelude::*;
 
 declare_rule! {

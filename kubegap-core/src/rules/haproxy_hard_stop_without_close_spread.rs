@@ -1,7 +1,8 @@
 //! `haproxy-hard-stop-without-close-spread`: at the hard stop, every old connection dies at
 //! the same instant.
 
-use crate::haproxy::{cite, format_ms, logic};
+use crate::haproxy::{cite, logic};
+use crate::value::duration::{format_ms};
 use crate::rule::prelude::*;
 
 declare_rule! {

@@ -1,7 +1,8 @@
 //! `haproxy-no-old-process-deadline`: without `hard-stop-after`, old processes live as long
 //! as their longest connection and keep serving a stale configuration.
 
-use crate::haproxy::{cite, format_timeout, logic, Line, SectionKind};
+use crate::haproxy::{cite, logic, Line, SectionKind};
+use crate::value::duration::{format_timeout};
 use crate::rule::prelude::*;
 
 declare_rule! {

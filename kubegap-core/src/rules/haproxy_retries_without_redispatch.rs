@@ -1,7 +1,8 @@
 //! `haproxy-retries-without-redispatch`: retries hammer the same dead server, and the worst
 //! case stall is `(retries + 1) × timeout connect`.
 
-use crate::haproxy::{format_ms, logic, Server};
+use crate::haproxy::{logic, Server};
+use crate::value::duration::{format_ms};
 use crate::rule::prelude::*;
 
 declare_rule! {

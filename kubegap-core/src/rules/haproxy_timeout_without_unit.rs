@@ -1,6 +1,7 @@
 //! `haproxy-timeout-without-unit`: a bare number is milliseconds, and `3600` is 3.6 seconds.
 
-use crate::haproxy::{format_ms, logic, parse_time, Line, SectionKind};
+use crate::haproxy::{logic, parse_time, Line, SectionKind};
+use crate::value::duration::{format_ms};
 use crate::rule::prelude::*;
 
 declare_rule! {

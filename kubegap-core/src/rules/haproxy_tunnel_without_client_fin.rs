@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::haproxy::{cite, format_timeout, logic, Line};
+use crate::haproxy::{cite, logic, Line};
+use crate::value::duration::{format_timeout};
 use crate::rule::prelude::*;
 
 declare_rule! {

@@ -1,7 +1,8 @@
 //! `ingress-nginx-shutdown-vs-grace`: the controller pod is killed before nginx drains.
 
 use crate::controllers::{defaults, Model, Product, Source};
-use crate::reload::{format_ms, grace_covers_shutdown, GRACE_MARGIN_MS};
+use crate::reload::{grace_covers_shutdown, GRACE_MARGIN_MS};
+use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
 
 declare_rule! {

@@ -1,7 +1,8 @@
 //! `ingress-nginx-ws-timeout-capped-by-worker-shutdown`: proxy timeouts above the reload deadline.
 
 use crate::controllers::{Controller, Model, Product, RouteKind, Setting, Source};
-use crate::reload::{format_ms, outlives};
+use crate::reload::{outlives};
+use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
 
 declare_rule! {

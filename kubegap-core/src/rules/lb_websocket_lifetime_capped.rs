@@ -6,7 +6,8 @@ use crate::controllers::{
     SESSION_LIFETIME_ANNOTATION,
 };
 use crate::k8s::ObjId;
-use crate::reload::{format_ms, idle_survives_ping, lifetime_cap_cuts, MIN_WEBSOCKET_LIFETIME_MS};
+use crate::reload::{idle_survives_ping, lifetime_cap_cuts, MIN_WEBSOCKET_LIFETIME_MS};
+use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
 
 declare_rule! {

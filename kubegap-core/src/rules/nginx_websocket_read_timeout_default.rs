@@ -1,7 +1,8 @@
 //! `nginx-websocket-read-timeout-default`: a WebSocket location that closes idle sockets after a
 //! minute or less.
 
-use crate::nginx::{format_duration, ValueSource};
+use crate::nginx::ValueSource;
+use crate::value::duration::format_std;
 use crate::rule::prelude::*;
 use crate::rules::nginx_websocket_missing_upgrade::primary_span;
 
@@ -85,7 +86,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     "`{}` proxies WebSockets but closes them after {} without upstream data \
                      (`proxy_read_timeout`, {})",
                     cfg.describe(ll.location),
-                    format_duration(timeout.value),
+                    format_std(timeout.value),
                     timeout.source.describe(cx.files)
                 ),
             );

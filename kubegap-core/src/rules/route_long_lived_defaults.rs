@@ -2,7 +2,8 @@
 //! with a tunnel timeout the hard stop overrides.
 
 use crate::controllers::{Model, RouteKind};
-use crate::reload::{format_ms, idle_survives_ping, outlives};
+use crate::reload::{idle_survives_ping, outlives};
+use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
 
 declare_rule! {

@@ -1,0 +1,5 @@
+//! The vocabulary of values shared by every layer: durations as each product writes them, read
+//! into milliseconds by per-product parsers and printed by one formatter
+//! ([`duration::format_ms`]).
+
+pub mod duration;
