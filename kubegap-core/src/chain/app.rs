@@ -12,7 +12,7 @@ use crate::source::Span;
 use crate::yaml::NodeRef;
 
 /// The annotation that declares an application's idle keep-alive, e.g. `65s`.
-pub const KEEPALIVE_ANNOTATION: &str = "kubegap.io/keepalive-timeout";
+pub const KEEPALIVE_ANNOTATION: &str = crate::value::declarations::KEEPALIVE_TIMEOUT;
 
 /// A detected application server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +68,11 @@ impl Secs {
         if (self.low - self.high).abs() < f64::EPSILON {
             crate::value::duration::format_secs(self.low)
         } else {
-            format!("{}–{}", crate::value::duration::format_secs(self.low), crate::value::duration::format_secs(self.high))
+            format!(
+                "{}–{}",
+                crate::value::duration::format_secs(self.low),
+                crate::value::duration::format_secs(self.high)
+            )
         }
     }
 }
@@ -200,7 +204,7 @@ pub fn detect(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opti
 
 fn declared_headers_timeout(cx: &Context<'_>, meta: NodeRef<'_>) -> Option<(f64, Span)> {
     let _ = cx;
-    let node = meta.path(&["annotations", "kubegap.io/headers-timeout"])?;
+    let node = meta.path(&["annotations", crate::value::declarations::HEADERS_TIMEOUT])?;
     Some((node.as_str().and_then(parse_secs)?, node.span()))
 }
 

@@ -2,7 +2,9 @@
 //! lines that reach a Service of the input, through cluster DNS (`name.ns.svc…`) or through a
 //! node address and the Service's `nodePort` (how an external HAProxy reaches a cluster).
 
-use super::{finish_chains, outer_hops, resolve_service, Chain, Hop, Layer, PortRef, Value};
+use super::{
+    finish_chains, outer_hops, resolve_service, Chain, Hop, Layer, PortRef, RouteEnd, Value,
+};
 use crate::haproxy::duration::DurationValue;
 use crate::k8s::Service;
 use crate::rule::Context;
@@ -288,15 +290,14 @@ pub fn file_chains(
         }
         let mut front = outer_hops(cx);
         front.push(r.hop.clone());
-        finish_chains(
-            cx,
-            &r.route,
-            r.anchor,
-            &front,
-            r.service,
-            r.port.clone(),
-            None,
-            out,
-        );
+        let end = RouteEnd {
+            route: r.route.clone(),
+            anchor: r.anchor,
+            object: None,
+            service: r.service,
+            port: r.port.clone(),
+            long_lived: None,
+        };
+        finish_chains(cx, &end, &front, out);
     }
 }

@@ -2,7 +2,7 @@
 //! and the ingress controller, from the effective settings of [`crate::controllers`].
 
 use super::files::FileRoute;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Value};
+use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Value};
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings, Setting};
 use crate::k8s::At;
@@ -10,7 +10,7 @@ use crate::rule::Context;
 
 /// A controller setting as a chain value.
 pub(super) fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
-    let source = setting.source.describe(cx.files);
+    let source = setting.source.cite(cx.files);
     let span = setting.source.span();
     let short = match (span, setting.source.is_default()) {
         (Some(span), false) => cx.cite(span),
@@ -108,10 +108,6 @@ fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Pr
         .or_else(|| default_client_keepalive(product));
     hop.lifetime = route.reload_deadline.as_ref().map(|s| value(cx, s));
     hop
-}
-
-fn declared(cx: &Context<'_>, setting: Option<&Setting<u64>>) -> Option<Value> {
-    setting.map(|s| value(cx, s))
 }
 
 /// Adds the chains of every Ingress, Route and LoadBalancer Service. A file-config proxy
@@ -219,28 +215,16 @@ pub fn chains(
                 obj.name,
                 path.map(|p| format!(" {p}")).unwrap_or_default()
             );
-            let before = out.len();
+            let end = RouteEnd {
+                route: route_name,
+                anchor: cx.span(name_at),
+                object: Some(route.obj),
+                service,
+                port,
+                long_lived: long_lived.clone(),
+            };
             for front in &fronts {
-                finish_chains(
-                    cx,
-                    &route_name,
-                    cx.span(name_at),
-                    front,
-                    service,
-                    port.clone(),
-                    long_lived.clone(),
-                    out,
-                );
-            }
-            for chain in &mut out[before..] {
-                chain.ping_interval = chain
-                    .ping_interval
-                    .take()
-                    .or_else(|| declared(cx, route.ping_interval.as_ref()));
-                chain.session_lifetime = chain
-                    .session_lifetime
-                    .take()
-                    .or_else(|| declared(cx, route.session_lifetime.as_ref()));
+                finish_chains(cx, &end, front, out);
             }
         }
     }
@@ -256,15 +240,14 @@ pub fn chains(
         let mut front = outer_hops(cx);
         front.push(lb_hop(cx, &lb));
         let route_name = format!("Service {}/{} ({})", o.namespace, o.name, lb.kind.name());
-        finish_chains(
-            cx,
-            &route_name,
-            cx.span(o.at),
-            &front,
+        let end = RouteEnd {
+            route: route_name,
+            anchor: cx.span(o.at),
+            object: None,
             service,
-            PortRef::Unknown,
-            None,
-            out,
-        );
+            port: PortRef::Unknown,
+            long_lived: None,
+        };
+        finish_chains(cx, &end, &front, out);
     }
 }

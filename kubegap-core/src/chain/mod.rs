@@ -386,70 +386,65 @@ pub fn target_port_for(cx: &Context<'_>, service: &Service, port: &PortRef) -> O
     }
 }
 
-/// A duration declared in an object's annotation (`kubegap.io/ping-interval: 45s`).
-fn declared_secs(cx: &Context<'_>, object: crate::yaml::NodeRef<'_>, key: &str) -> Option<Value> {
-    let node = object.path(&["metadata", "annotations", key])?;
-    let secs = node.as_str().and_then(app::parse_secs)?;
-    let at = cx.cite(node.span());
-    Some(
-        Value::new(
-            secs,
-            format!("annotation `{key}` at {at}"),
-            Some(node.span()),
-        )
-        .at(at),
-    )
+/// Where chains end: a route and the Service it reaches.
+pub struct RouteEnd<'a> {
+    /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
+    pub route: String,
+    /// Where the route is written.
+    pub anchor: Span,
+    /// The Ingress or Route object of the route, when it is one (its declarations come first).
+    pub object: Option<crate::k8s::ObjId>,
+    /// The Service reached.
+    pub service: &'a Service,
+    /// The Service port reached.
+    pub port: PortRef,
+    /// Why the route is long-lived, if it is.
+    pub long_lived: Option<String>,
 }
 
-/// Appends Service and app hops for `service` to `front`, one chain per selected workload.
-#[allow(clippy::too_many_arguments)]
-pub fn finish_chains(
-    cx: &Context<'_>,
-    route: &str,
-    anchor: Span,
-    front: &[Hop],
-    service: &Service,
-    port: PortRef,
-    long_lived: Option<String>,
-    out: &mut Vec<Chain>,
-) {
-    let target = target_port_for(cx, service, &port);
+/// A route declaration (`kubegap.io/ping-interval: 45s`) found on `places`, in the lookup order
+/// of [`crate::value::declarations`], as a chain value cited like every controller setting.
+fn declared(cx: &Context<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option<Value> {
+    let (k, v) = crate::value::declarations::lookup(cx.k8s, cx.documents, places, key)?;
+    let ms = crate::value::duration::go(v.as_str()?)?;
+    let setting =
+        crate::controllers::Setting::new(ms, crate::controllers::annotation_source(key, k, v));
+    Some(ingress::value(cx, &setting))
+}
+
+/// Appends Service and app hops for the route's Service to `front`, one chain per selected
+/// workload.
+pub fn finish_chains(cx: &Context<'_>, end: &RouteEnd<'_>, front: &[Hop], out: &mut Vec<Chain>) {
+    use crate::value::declarations::{PING_INTERVAL, SESSION_LIFETIME};
+    let service = end.service;
+    let target = target_port_for(cx, service, &end.port);
     let mut workloads = cx.k8s.service_targets(service);
     workloads.dedup_by_key(|w| w.obj);
-    let service_obj = cx.node(cx.obj(service.obj).at);
-    let declared = |key: &str| declared_secs(cx, service_obj, key);
+    let mut places: Vec<crate::k8s::ObjId> = end.object.into_iter().collect();
+    places.push(service.obj);
+    let chain = |hops: Vec<Hop>, places: &[crate::k8s::ObjId]| Chain {
+        route: end.route.clone(),
+        anchor: end.anchor,
+        hops,
+        long_lived: end.long_lived.clone(),
+        ping_interval: declared(cx, places, PING_INTERVAL),
+        session_lifetime: declared(cx, places, SESSION_LIFETIME),
+    };
     if workloads.is_empty() {
         // The pods are not in the input: the chain still ends at the Service.
         let mut hops = front.to_vec();
         hops.push(service_hop(cx, service));
-        out.push(Chain {
-            route: route.to_string(),
-            anchor,
-            hops,
-            long_lived: long_lived.clone(),
-            ping_interval: declared("kubegap.io/ping-interval"),
-            session_lifetime: declared("kubegap.io/session-lifetime"),
-        });
+        out.push(chain(hops, &places));
     }
     for w in workloads {
         let mut hops = front.to_vec();
         hops.push(service_hop(cx, service));
-        let app = app_hop(cx, w, target.as_deref());
-        if let Some(app) = app {
+        if let Some(app) = app_hop(cx, w, target.as_deref()) {
             hops.push(app);
         }
-        let workload_node = cx.node(cx.obj(w.obj).at);
-        let declared_w = |key: &str| declared_secs(cx, workload_node, key);
-        out.push(Chain {
-            route: route.to_string(),
-            anchor,
-            hops,
-            long_lived: long_lived.clone(),
-            ping_interval: declared("kubegap.io/ping-interval")
-                .or_else(|| declared_w("kubegap.io/ping-interval")),
-            session_lifetime: declared("kubegap.io/session-lifetime")
-                .or_else(|| declared_w("kubegap.io/session-lifetime")),
-        });
+        let mut places = places.clone();
+        places.push(w.obj);
+        out.push(chain(hops, &places));
     }
 }
 

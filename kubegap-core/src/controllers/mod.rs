@@ -34,11 +34,11 @@ pub use long_lived::{long_lived, path_hint, LongLived, LongLivedKind};
 
 /// Annotation that declares a long-lived route: `websocket`, `sse` or `grpc-stream`
 /// (`none` or `false` opts out of the heuristics).
-pub const LONG_LIVED_ANNOTATION: &str = "kubegap.io/long-lived";
+pub const LONG_LIVED_ANNOTATION: &str = crate::value::declarations::LONG_LIVED;
 /// Annotation that declares the application's keep-alive ping interval (e.g. `25s`).
-pub const PING_INTERVAL_ANNOTATION: &str = "kubegap.io/ping-interval";
+pub const PING_INTERVAL_ANNOTATION: &str = crate::value::declarations::PING_INTERVAL;
 /// Annotation that declares the expected session lifetime of long-lived connections (`8h`).
-pub const SESSION_LIFETIME_ANNOTATION: &str = "kubegap.io/session-lifetime";
+pub const SESSION_LIFETIME_ANNOTATION: &str = crate::value::declarations::SESSION_LIFETIME;
 
 /// A product whose defaults and annotations kubegap knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -640,23 +640,18 @@ impl<'a> Reader<'a> {
         ))
     }
 
-    /// A declared duration (`kubegap.io/ping-interval`, …) on an object, its pod template, or
-    /// — for Ingresses and Routes — their backend Services and the workloads those select.
+    /// A declared duration (`kubegap.io/ping-interval`, …) on an object or — for Ingresses and
+    /// Routes — their backend Services and the workloads those select, in the one lookup order
+    /// of [`crate::value::declarations`] (route, Service, workload, pod template).
     pub fn declared_ms(&self, obj: ObjId, key: &str) -> Option<Setting<u64>> {
-        self.related(obj)
-            .into_iter()
-            .find_map(|o| self.annotation_ms(o, key, duration::go))
-            .or_else(|| {
-                self.related(obj).into_iter().find_map(|o| {
-                    let w = self.graph.workload(o)?;
-                    let (k, v) = self
-                        .node(w.template)
-                        .path(&["metadata", "annotations"])?
-                        .get_entry(key)?;
-                    let value = duration::go(v.as_str()?)?;
-                    Some(Setting::new(value, annotation_source(key, k, v)))
-                })
-            })
+        let (k, v) = crate::value::declarations::lookup(
+            self.graph,
+            self.documents,
+            &self.related(obj),
+            key,
+        )?;
+        let value = duration::go(v.as_str()?)?;
+        Some(Setting::new(value, annotation_source(key, k, v)))
     }
 
     /// The object itself, then its backend Services, then the workloads they select.

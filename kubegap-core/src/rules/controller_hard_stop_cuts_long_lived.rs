@@ -2,9 +2,9 @@
 //! long-lived routes at every reload.
 
 use crate::controllers::{Model, Product};
-use crate::reload::{outlives};
-use crate::value::duration::format_ms;
+use crate::reload::outlives;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A long-lived route (WebSocket, SSE, gRPC stream) served by a HAProxy-based controller

@@ -3,8 +3,8 @@
 
 use crate::controllers::{Model, Product};
 use crate::reload::{close_spread_gap, SpreadGap};
-use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A haproxy-ingress controller whose hard stop (`timeout-stop`, 10m by default) is not

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use crate::controllers::Product;
 use crate::diff::{DiffContext, Side};
 use crate::haproxy::{logic, HaproxyConfig};
-use crate::value::duration::{format_ms};
 use crate::k8s::ObjId;
 use crate::nginx::NginxConfig;
-use crate::value::duration::format_std;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
+use crate::value::duration::format_std;
 
 declare_rule! {
     /// A change to a haproxy.cfg, an nginx config or an ingress controller's ConfigMap reloads

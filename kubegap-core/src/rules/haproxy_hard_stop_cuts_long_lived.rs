@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::haproxy::{logic, LongLived};
-use crate::value::duration::{format_ms, format_timeout};
 use crate::rule::prelude::*;
+use crate::value::duration::{format_ms, format_timeout};
 
 declare_rule! {
     /// `hard-stop-after` cuts long-lived connections (WebSockets, tunnels, long TCP sessions)

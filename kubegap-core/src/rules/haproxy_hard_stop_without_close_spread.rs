@@ -2,8 +2,8 @@
 //! the same instant.
 
 use crate::haproxy::{cite, logic};
-use crate::value::duration::{format_ms};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A hard stop is in effect over long-lived proxies without a `close-spread-time` shorter

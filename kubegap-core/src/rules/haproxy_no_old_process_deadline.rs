@@ -2,8 +2,8 @@
 //! as their longest connection and keep serving a stale configuration.
 
 use crate::haproxy::{cite, logic, Line, SectionKind};
-use crate::value::duration::{format_timeout};
 use crate::rule::prelude::*;
+use crate::value::duration::format_timeout;
 
 declare_rule! {
     /// No `hard-stop-after` while tunnel or client timeouts are long (≥ 10 min or infinite)

@@ -2,8 +2,8 @@
 //! case stall is `(retries + 1) × timeout connect`.
 
 use crate::haproxy::{logic, Server};
-use crate::value::duration::{format_ms};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A backend that retries connections (3 times by default) without

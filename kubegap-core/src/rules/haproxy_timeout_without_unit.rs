@@ -1,8 +1,8 @@
 //! `haproxy-timeout-without-unit`: a bare number is milliseconds, and `3600` is 3.6 seconds.
 
 use crate::haproxy::{logic, parse_time, Line, SectionKind};
-use crate::value::duration::{format_ms};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A `timeout`, `hard-stop-after` or `close-spread-time` value without a unit that is

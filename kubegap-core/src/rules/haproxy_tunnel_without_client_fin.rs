@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::haproxy::{cite, logic, Line};
-use crate::value::duration::{format_timeout};
 use crate::rule::prelude::*;
+use crate::value::duration::format_timeout;
 
 declare_rule! {
     /// A long `timeout tunnel` (≥ 5 min) without `timeout client-fin`.

@@ -2,8 +2,8 @@
 
 use crate::controllers::{defaults, Model, Product, Source};
 use crate::reload::{grace_covers_shutdown, GRACE_MARGIN_MS};
-use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// An ingress-nginx controller pod whose `terminationGracePeriodSeconds` is shorter than

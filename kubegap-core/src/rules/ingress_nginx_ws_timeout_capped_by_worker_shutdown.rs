@@ -1,9 +1,9 @@
 //! `ingress-nginx-ws-timeout-capped-by-worker-shutdown`: proxy timeouts above the reload deadline.
 
 use crate::controllers::{Controller, Model, Product, RouteKind, Setting, Source};
-use crate::reload::{outlives};
-use crate::value::duration::format_ms;
+use crate::reload::outlives;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// An ingress-nginx Ingress whose proxy read or send timeout is longer than the

@@ -7,8 +7,8 @@ use crate::controllers::{
 };
 use crate::k8s::ObjId;
 use crate::reload::{idle_survives_ping, lifetime_cap_cuts, MIN_WEBSOCKET_LIFETIME_MS};
-use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A long-lived route behind a GCP load balancer whose `timeoutSec` caps each WebSocket's

@@ -2,9 +2,9 @@
 //! minute or less.
 
 use crate::nginx::ValueSource;
-use crate::value::duration::format_std;
 use crate::rule::prelude::*;
 use crate::rules::nginx_websocket_missing_upgrade::primary_span;
+use crate::value::duration::format_std;
 
 declare_rule! {
     /// A WebSocket location keeps `proxy_read_timeout` at 60 seconds or less.

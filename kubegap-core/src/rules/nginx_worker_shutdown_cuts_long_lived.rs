@@ -1,8 +1,8 @@
 //! `nginx-worker-shutdown-cuts-long-lived`: reloads end WebSockets before their read timeout.
 
-use crate::value::duration::format_std;
 use crate::rule::prelude::*;
 use crate::rules::nginx_websocket_missing_upgrade::primary_span;
+use crate::value::duration::format_std;
 
 declare_rule! {
     /// `worker_shutdown_timeout` is shorter than a WebSocket location's read timeout.

@@ -3,8 +3,8 @@
 
 use crate::controllers::{Model, RouteKind};
 use crate::reload::{idle_survives_ping, outlives};
-use crate::value::duration::format_ms;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A long-lived OpenShift Route that relies on the router's 30 s server and client
