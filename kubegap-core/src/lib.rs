@@ -19,6 +19,7 @@ pub mod haproxy;
 pub mod k8s;
 pub mod kind;
 pub mod layout;
+pub mod model;
 pub mod nginx;
 pub mod reads;
 pub mod reload;

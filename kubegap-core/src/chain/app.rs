@@ -6,8 +6,8 @@
 //! depends on a version kubegap cannot see (Node.js before/from v26), the value is a range and
 //! rules only fire when the whole range is too short.
 
+use super::Stage;
 use crate::k8s::{Container, Workload};
-use crate::rule::Context;
 use crate::source::Span;
 use crate::yaml::NodeRef;
 
@@ -165,7 +165,7 @@ fn image_major(image: &str, repos: &[&str]) -> Option<Option<u32>> {
 
 /// Detects the keep-alive of a workload's serving container (the first non-init container
 /// that declares `port` when given, else the first one).
-pub fn detect(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Option<AppKeepAlive> {
+pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option<AppKeepAlive> {
     let object = cx.node(cx.obj(workload.obj).at);
     let template = cx.node(workload.template);
     // The declared annotation always wins: workload first, then the pod template.
@@ -202,14 +202,14 @@ pub fn detect(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opti
     detect_container(cx, cx.node(serving.at))
 }
 
-fn declared_headers_timeout(cx: &Context<'_>, meta: NodeRef<'_>) -> Option<(f64, Span)> {
+fn declared_headers_timeout(cx: &Stage<'_>, meta: NodeRef<'_>) -> Option<(f64, Span)> {
     let _ = cx;
     let node = meta.path(&["annotations", crate::value::declarations::HEADERS_TIMEOUT])?;
     Some((node.as_str().and_then(parse_secs)?, node.span()))
 }
 
 /// Detects the keep-alive of one container.
-pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
+pub fn detect_container(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let mut found = detect_container_inner(cx, container)?;
     found.short = if found.source.starts_with("default") {
         format!(
@@ -223,7 +223,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
     Some(found)
 }
 
-fn detect_container_inner(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
+fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let words = words(container);
     let image_node = container.get("image");
     let image = image_node.and_then(|n| n.as_str()).unwrap_or_default();

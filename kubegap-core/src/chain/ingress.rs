@@ -2,14 +2,14 @@
 //! and the ingress controller, from the effective settings of [`crate::controllers`].
 
 use super::files::FileRoute;
+use super::Stage;
 use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Value};
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings, Setting};
 use crate::k8s::At;
-use crate::rule::Context;
 
 /// A controller setting as a chain value.
-pub(super) fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
+pub(super) fn value(cx: &Stage<'_>, setting: &Setting<u64>) -> Value {
     let source = setting.source.cite(cx.files);
     let span = setting.source.span();
     let short = match (span, setting.source.is_default()) {
@@ -40,7 +40,7 @@ pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
 }
 
 /// The load balancer hop.
-fn lb_hop(cx: &Context<'_>, lb: &LoadBalancer) -> Hop {
+fn lb_hop(cx: &Stage<'_>, lb: &LoadBalancer) -> Hop {
     let span = Some(super::object_anchor(cx, lb.obj));
     let mut hop = Hop::new(Layer::LoadBalancer, lb.kind.name(), span);
     let idle = lb.idle_timeout.as_ref().map(|s| value(cx, s));
@@ -85,7 +85,7 @@ fn lb_hop(cx: &Context<'_>, lb: &LoadBalancer) -> Hop {
 }
 
 /// The in-cluster proxy hop of a route.
-fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Product) -> Hop {
+fn proxy_hop(cx: &Stage<'_>, model: &Model, route: &RouteSettings, product: Product) -> Hop {
     let controller = route.controller.and_then(|i| model.controllers.get(i));
     let span = controller.map(|c| super::object_anchor(cx, c.obj));
     let mut hop = Hop::new(Layer::Proxy, product.name(), span);
@@ -113,7 +113,7 @@ fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Pr
 /// Adds the chains of every Ingress, Route and LoadBalancer Service. A file-config proxy
 /// (`file_routes`) that reaches a controller's Service is a hop in front of that controller.
 pub fn chains(
-    cx: &Context<'_>,
+    cx: &Stage<'_>,
     file_routes: &[FileRoute<'_>],
     controller_services: &[usize],
     out: &mut Vec<Chain>,
@@ -128,7 +128,7 @@ pub fn chains(
     {
         return;
     }
-    let model = Model::of(cx);
+    let model = cx.controllers;
     let reader = Reader {
         graph: cx.k8s,
         documents: cx.documents,

@@ -12,10 +12,27 @@ mod files;
 mod ingress;
 
 use crate::k8s::{Service, Workload};
-use crate::rule::Context;
+use crate::model::Model;
 use crate::source::Span;
 
 pub use app::Secs;
+
+/// What the chains are built from: the model and the controllers layer built before them.
+#[derive(Clone, Copy)]
+pub struct Stage<'a> {
+    /// The read-only model.
+    pub model: &'a Model<'a>,
+    /// Ingress controllers, routes and load balancers.
+    pub controllers: &'a crate::controllers::Model,
+}
+
+impl<'a> std::ops::Deref for Stage<'a> {
+    type Target = Model<'a>;
+
+    fn deref(&self) -> &Model<'a> {
+        self.model
+    }
+}
 
 /// Which layer a hop is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +148,7 @@ pub enum Shown {
 
 /// The span that names an object (its `metadata.name` value), else the whole object: hops
 /// point at one line, not at a whole manifest.
-pub fn object_anchor(cx: &Context<'_>, obj: crate::k8s::ObjId) -> Span {
+pub fn object_anchor(cx: &Stage<'_>, obj: crate::k8s::ObjId) -> Span {
     let o = cx.obj(obj);
     cx.node(o.at)
         .path(&["metadata", "name"])
@@ -232,7 +249,7 @@ impl Chain {
 
 /// The outer hops declared in the settings, with product defaults (CloudFront: origin
 /// keep-alive 5 s, read timeout 30 s).
-pub fn outer_hops(cx: &Context<'_>) -> Vec<Hop> {
+pub fn outer_hops(cx: &Stage<'_>) -> Vec<Hop> {
     cx.settings
         .topology
         .iter()
@@ -269,7 +286,7 @@ pub fn outer_hops(cx: &Context<'_>) -> Vec<Hop> {
 }
 
 /// The Service hop.
-pub fn service_hop(cx: &Context<'_>, service: &Service) -> Hop {
+pub fn service_hop(cx: &Stage<'_>, service: &Service) -> Hop {
     let o = cx.obj(service.obj);
     Hop::new(
         Layer::Service,
@@ -281,7 +298,7 @@ pub fn service_hop(cx: &Context<'_>, service: &Service) -> Hop {
 /// The app hop of one workload, if its server's keep-alive is known. An ingress controller
 /// behind the Service (a GKE Ingress in front of ingress-nginx) is a proxy hop with its client
 /// keep-alive (ingress-nginx `keep-alive`, 75 s by default).
-pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Option<Hop> {
+pub fn app_hop(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option<Hop> {
     if let Some(controller) = cx
         .controllers
         .controllers
@@ -334,7 +351,7 @@ pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opt
 /// with that name, the one nearest to the config file is taken (see `k8s::scope`); two equally
 /// near ones (a bare name in two namespaces, say) resolve to none.
 pub fn resolve_service<'a>(
-    cx: &Context<'a>,
+    cx: &Stage<'a>,
     file: crate::source::FileId,
     host: &str,
 ) -> Option<&'a Service> {
@@ -367,7 +384,7 @@ pub enum PortRef {
 
 /// The targetPort (as text) of the Service port a proxy reaches (any port when unknown and the
 /// Service has exactly one).
-pub fn target_port_for(cx: &Context<'_>, service: &Service, port: &PortRef) -> Option<String> {
+pub fn target_port_for(cx: &Stage<'_>, service: &Service, port: &PortRef) -> Option<String> {
     let sp = match port {
         PortRef::Number(p) => service
             .ports
@@ -404,7 +421,7 @@ pub struct RouteEnd<'a> {
 
 /// A route declaration (`kubegap.io/ping-interval: 45s`) found on `places`, in the lookup order
 /// of [`crate::value::declarations`], as a chain value cited like every controller setting.
-fn declared(cx: &Context<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option<Value> {
+fn declared(cx: &Stage<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option<Value> {
     let (k, v) = crate::value::declarations::lookup(cx.k8s, cx.documents, places, key)?;
     let ms = crate::value::duration::go(v.as_str()?)?;
     let setting =
@@ -414,7 +431,7 @@ fn declared(cx: &Context<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option
 
 /// Appends Service and app hops for the route's Service to `front`, one chain per selected
 /// workload.
-pub fn finish_chains(cx: &Context<'_>, end: &RouteEnd<'_>, front: &[Hop], out: &mut Vec<Chain>) {
+pub fn finish_chains(cx: &Stage<'_>, end: &RouteEnd<'_>, front: &[Hop], out: &mut Vec<Chain>) {
     use crate::value::declarations::{PING_INTERVAL, SESSION_LIFETIME};
     let service = end.service;
     let target = target_port_for(cx, service, &end.port);
@@ -449,7 +466,7 @@ pub fn finish_chains(cx: &Context<'_>, end: &RouteEnd<'_>, front: &[Hop], out: &
 }
 
 /// Every chain kubegap can see in the input, in a deterministic order.
-pub fn build(cx: &Context<'_>) -> Vec<Chain> {
+pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     let mut chains = Vec::new();
     let file_routes = files::file_routes(cx);
     // Services that front an ingress controller: file routes to them continue through the

@@ -18,16 +18,17 @@ fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
     assert!(errors.is_empty(), "{errors:?}");
     let graph = Graph::build(&docs);
     let settings = Settings::default();
-    let cx = crate::rule::Context {
+    let model = crate::model::Model {
         files: &files,
         documents: &docs,
         k8s: &graph,
         haproxy: &[],
         nginx: &[],
         settings: &settings,
+    };
+    let cx = super::Stage {
+        model: &model,
         controllers: &crate::controllers::Model::default(),
-        links: &crate::k8s::pod::Links::new(&graph),
-        chains: &[],
     };
     detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source))
 }
@@ -199,17 +200,17 @@ spec:
     let graph = Graph::build(&docs);
     let settings = Settings::default();
     let controllers = crate::controllers::Model::build(&graph, &docs);
-    let links = crate::k8s::pod::Links::new(&graph);
-    let cx = crate::rule::Context {
+    let model = crate::model::Model {
         files: &files,
         documents: &docs,
         k8s: &graph,
         haproxy: &[],
         nginx: &[],
         settings: &settings,
+    };
+    let cx = super::Stage {
+        model: &model,
         controllers: &controllers,
-        links: &links,
-        chains: &[],
     };
     let route = &controllers.routes[0];
     assert_eq!(route.ping_interval.as_ref().map(|s| s.value), Some(90_000));

@@ -21,7 +21,6 @@
 
 use crate::config::Version;
 use crate::k8s::{At, Graph, ObjId};
-use crate::rule::Context;
 use crate::source::{SourceMap, Span};
 use crate::yaml::{Document, NodeRef};
 
@@ -769,11 +768,6 @@ pub fn haproxy_ingress_balance_default(version: Option<&Version>) -> &'static st
 }
 
 impl Model {
-    /// Builds the model from a rule's context.
-    pub fn of<'a>(cx: &Context<'a>) -> &'a Model {
-        cx.controllers
-    }
-
     /// Builds the model: finds controllers, binds every Ingress and Route, resolves settings.
     pub fn build(graph: &Graph, documents: &[Document]) -> Model {
         let reader = Reader { graph, documents };

@@ -91,7 +91,7 @@ pub struct Replicas {
 impl Replicas {
     /// Where the count came from, for messages: `replicas: 3` at file:line, the default, or
     /// the HPA's `minReplicas`.
-    pub fn origin(&self, cx: &crate::rule::Context<'_>) -> String {
+    pub fn origin(&self, cx: &crate::model::Model<'_>) -> String {
         match self.source {
             ReplicaSource::Written(at) => {
                 format!("`replicas: {}` ({})", self.count, cx.cite(cx.span(at)))
@@ -498,7 +498,7 @@ pub fn exposures(
 /// The span of a Service's `selector` key (its object if it has none), for labels that say
 /// which Service sends traffic to a workload.
 pub fn service_selector_span(
-    cx: &crate::rule::Context<'_>,
+    cx: &crate::model::Model<'_>,
     service: &crate::k8s::Service,
 ) -> crate::source::Span {
     cx.key_span(service.obj, &["spec", "selector"])

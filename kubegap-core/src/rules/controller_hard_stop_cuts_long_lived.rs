@@ -1,7 +1,7 @@
 //! `controller-hard-stop-cuts-long-lived`: a HAProxy-based controller's hard stop cuts
 //! long-lived routes at every reload.
 
-use crate::controllers::{Model, Product};
+use crate::controllers::Product;
 use crate::reload::outlives;
 use crate::rule::prelude::*;
 use crate::value::duration::format_ms;
@@ -81,7 +81,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for route in &model.routes {
         let Some(product) = route.binding.as_ref().map(|b| b.product) else {
             continue;
