@@ -257,14 +257,12 @@ pub fn chains(inputs: Vec<Input>, settings: &Settings) -> (SourceMap, Vec<crate:
 
 /// Runs every enabled rule over a workspace and returns the sorted report.
 pub fn check(workspace: Workspace, settings: &Settings) -> Report {
-    // The layers, in typed stages: model → links, chains (from model + controllers) → context.
+    // The layers, in typed stages: model → chains (from model + controllers) → context.
     let model = workspace.model(settings);
-    let links = crate::k8s::pod::Links::new(&workspace.graph);
     let chains = workspace.chains(settings);
     let cx = Context {
         model: &model,
         controllers: &workspace.controllers,
-        links: &links,
         chains: &chains,
     };
     let rule_findings: Vec<Vec<Finding>> = RULES

@@ -7,10 +7,11 @@
 //! ([`crate::rule::Context`]) wraps the model and those layers, never the other way round.
 //! `kubegap-core/tests/layering.rs` reads the `use` lines and fails if one does.
 //!
-//! The layers are built in typed stages ([`crate::engine::build_layers`]): the model, then
-//! the controllers (`controllers::Model::build` from the graph and documents), the links
-//! (`k8s::pod::Links`), and the chains ([`crate::chain::build`] from a
-//! [`crate::chain::Stage`]: model + controllers).
+//! The layers are built in typed stages (`engine::load` and [`crate::engine::check`]): the
+//! graph, with every link resolved once (Service ↔ workload, HPA and PDB targets: `Graph`'s
+//! indexes), then the controllers (`controllers::Model::build` from the graph and documents),
+//! then the chains ([`crate::chain::build`] from a [`crate::chain::Stage`]: model +
+//! controllers).
 
 use crate::config::Settings;
 use crate::haproxy::HaproxyConfig;

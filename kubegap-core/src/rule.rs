@@ -2,7 +2,7 @@
 //!
 //! A rule is a `static` [`Rule`] built by [`declare_rule!`]. The doc comment above it *is* the
 //! documentation that `kubegap explain` prints and that `docs/rules/` is generated from; its
-//! fenced examples tagged `invalid` / `valid` are run as tests (`tests/rule_docs.rs`).
+//! fenced examples tagged `invalid` / `valid` are run as tests (`tests/doc_examples.rs`).
 
 use crate::finding::{Finding, Severity};
 use crate::model::Model;
@@ -17,8 +17,6 @@ pub struct Context<'a> {
     /// Ingress controllers, routes and load balancers with their effective settings, built once
     /// per run.
     pub controllers: &'a crate::controllers::Model,
-    /// Workload ↔ Service, HPA and PDB links, resolved once per run.
-    pub links: &'a crate::k8s::pod::Links<'a>,
     /// Timeout chains through the layers, built once per run.
     pub chains: &'a [crate::chain::Chain],
 }
