@@ -5,3 +5,4 @@
 
 pub mod declarations;
 pub mod duration;
+pub mod provenance;
