@@ -20,23 +20,10 @@ pub(super) fn value(cx: &Stage<'_>, setting: &Setting<u64>) -> Value {
 }
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
-/// input (DOMAIN.md §2.2, §2.4).
+/// input: each product's file in `controllers/` owns its default.
 pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
-    let (secs, text) = match product {
-        Product::IngressNginx => (75.0, "default `keep-alive` of ingress-nginx"),
-        Product::NginxInc => (75.0, "default `keepalive_timeout` of nginx"),
-        Product::HaproxyTech => (
-            60.0,
-            "default `timeout http-keep-alive` of the HAProxy Kubernetes Ingress Controller",
-        ),
-        Product::HaproxyIngress => (60.0, "default `timeout-keep-alive` of haproxy-ingress"),
-        Product::OpenShift => (
-            300.0,
-            "default `timeout http-keep-alive` of the OpenShift router",
-        ),
-        Product::AwsAlb | Product::Gke => return None,
-    };
-    Some(Value::new(secs, text, None))
+    let (ms, text) = crate::controllers::default_client_keepalive(product)?;
+    Some(Value::new(ms as f64 / 1000.0, text, None))
 }
 
 /// The load balancer hop.

@@ -27,9 +27,17 @@ use crate::yaml::{Document, NodeRef};
 mod args;
 mod binding;
 mod catalog;
+mod haproxy_ingress;
+mod haproxytech;
+mod ingress_nginx;
 pub mod lb;
 mod long_lived;
+mod nginx_inc;
+mod openshift;
 mod reader;
+
+pub use haproxy_ingress::haproxy_ingress_balance_default;
+use openshift::{ingress_controller_settings, route_settings};
 
 pub use crate::value::duration;
 pub use crate::value::provenance::{Setting, Source};
@@ -220,51 +228,12 @@ pub struct Model {
 
 /// Product defaults (DOMAIN.md §2.2, §2.4), in milliseconds.
 pub mod defaults {
-    /// ingress-nginx `worker-shutdown-timeout`: 240 s.
-    pub const INGRESS_NGINX_WORKER_SHUTDOWN_MS: u64 = 240_000;
-    /// ingress-nginx `proxy-read-timeout` / `proxy-send-timeout`: 60 s.
-    pub const INGRESS_NGINX_PROXY_TIMEOUT_MS: u64 = 60_000;
-    /// ingress-nginx `upstream-keepalive-timeout`: 60 s.
-    pub const INGRESS_NGINX_UPSTREAM_KEEPALIVE_MS: u64 = 60_000;
-    /// ingress-nginx `keep-alive`: 75 s.
-    pub const INGRESS_NGINX_KEEPALIVE_MS: u64 = 75_000;
-    /// ingress-nginx `load-balance`.
-    pub const INGRESS_NGINX_LOAD_BALANCE: &str = "round_robin";
-    /// haproxytech `hard-stop-after`: 30 m (since commit 28e13c65, 2022-10).
-    pub const HAPROXYTECH_HARD_STOP_MS: u64 = 1_800_000;
-    /// haproxytech `timeout client` / `server`: 50 s.
-    pub const HAPROXYTECH_CLIENT_SERVER_MS: u64 = 50_000;
-    /// haproxytech `timeout tunnel`: 1 h.
-    pub const HAPROXYTECH_TUNNEL_MS: u64 = 3_600_000;
-    /// haproxytech `timeout http-keep-alive`: 1 m.
-    pub const HAPROXYTECH_KEEPALIVE_MS: u64 = 60_000;
-    /// haproxytech `load-balance`.
-    pub const HAPROXYTECH_LOAD_BALANCE: &str = "roundrobin";
-    /// haproxy-ingress `timeout-stop`: 10 m.
-    pub const HAPROXY_INGRESS_TIMEOUT_STOP_MS: u64 = 600_000;
-    /// haproxy-ingress `timeout-client` / `timeout-server`: 50 s.
-    pub const HAPROXY_INGRESS_CLIENT_SERVER_MS: u64 = 50_000;
-    /// haproxy-ingress `timeout-tunnel`: 1 h.
-    pub const HAPROXY_INGRESS_TUNNEL_MS: u64 = 3_600_000;
-    /// haproxy-ingress `timeout-keep-alive`: 1 m.
-    pub const HAPROXY_INGRESS_KEEPALIVE_MS: u64 = 60_000;
-    /// OpenShift router client and server timeouts: 30 s.
-    pub const OPENSHIFT_CLIENT_SERVER_MS: u64 = 30_000;
-    /// OpenShift router tunnel timeout: 1 h.
-    pub const OPENSHIFT_TUNNEL_MS: u64 = 3_600_000;
-    /// OpenShift `timeout http-keep-alive`: 300 s (not configurable).
-    pub const OPENSHIFT_KEEPALIVE_MS: u64 = 300_000;
+    pub use super::haproxy_ingress::defaults::*;
+    pub use super::haproxytech::defaults::*;
+    pub use super::ingress_nginx::defaults::*;
+    pub use super::openshift::defaults::*;
     /// Kubernetes `terminationGracePeriodSeconds`: 30 s.
     pub const K8S_GRACE_MS: u64 = 30_000;
-}
-
-/// haproxy-ingress's `balance-algorithm` default at a version: `random(2)` from v0.16,
-/// `roundrobin` before; unknown versions get the worst plausible (`roundrobin`).
-pub fn haproxy_ingress_balance_default(version: Option<&Version>) -> &'static str {
-    match version {
-        Some(v) if v.at_least(&[0, 16]) => "random(2)",
-        _ => "roundrobin",
-    }
 }
 
 impl Model {
@@ -336,275 +305,62 @@ pub(super) fn controller_settings(
     c: &Controller,
     container: NodeRef<'_>,
 ) -> ControllerSettings {
-    use defaults::*;
-    let default_str =
-        |value: &str| Setting::new(value.to_string(), default_of(c.product, c.version.as_ref()));
     match c.product {
-        Product::IngressNginx => ControllerSettings {
-            reload_deadline: Some(cm_or_default(
-                reader,
-                c,
-                "worker-shutdown-timeout",
-                duration::nginx,
-                INGRESS_NGINX_WORKER_SHUTDOWN_MS,
-            )),
-            read_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "proxy-read-timeout",
-                duration::ingress_nginx_int,
-                INGRESS_NGINX_PROXY_TIMEOUT_MS,
-            )),
-            send_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "proxy-send-timeout",
-                duration::ingress_nginx_int,
-                INGRESS_NGINX_PROXY_TIMEOUT_MS,
-            )),
-            upstream_keepalive_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "upstream-keepalive-timeout",
-                duration::ingress_nginx_int,
-                INGRESS_NGINX_UPSTREAM_KEEPALIVE_MS,
-            )),
-            client_keepalive_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "keep-alive",
-                duration::ingress_nginx_int,
-                INGRESS_NGINX_KEEPALIVE_MS,
-            )),
-            balance: Some(
-                reader
-                    .config_map_str(c.config_map, "load-balance")
-                    .unwrap_or_else(|| default_str(INGRESS_NGINX_LOAD_BALANCE)),
-            ),
-            ..ControllerSettings::default()
-        },
-        Product::HaproxyTech => ControllerSettings {
-            reload_deadline: Some(cm_or_default(
-                reader,
-                c,
-                "hard-stop-after",
-                duration::haproxy,
-                HAPROXYTECH_HARD_STOP_MS,
-            )),
-            read_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "timeout-server",
-                duration::haproxy,
-                HAPROXYTECH_CLIENT_SERVER_MS,
-            )),
-            client_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "timeout-client",
-                duration::haproxy,
-                HAPROXYTECH_CLIENT_SERVER_MS,
-            )),
-            tunnel_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "timeout-tunnel",
-                duration::haproxy,
-                HAPROXYTECH_TUNNEL_MS,
-            )),
-            client_keepalive_timeout: Some(cm_or_default(
-                reader,
-                c,
-                "timeout-http-keep-alive",
-                duration::haproxy,
-                HAPROXYTECH_KEEPALIVE_MS,
-            )),
-            balance: Some(
-                reader
-                    .config_map_str(c.config_map, "load-balance")
-                    .unwrap_or_else(|| default_str(HAPROXYTECH_LOAD_BALANCE)),
-            ),
-            ..ControllerSettings::default()
-        },
-        Product::HaproxyIngress => {
-            let timeout_stop = cm_or_default(
-                reader,
-                c,
-                "timeout-stop",
-                duration::haproxy,
-                HAPROXY_INGRESS_TIMEOUT_STOP_MS,
-            );
-            let close_spread = reader
-                .config_map_entry_opt(c.config_map, "close-sessions-duration")
-                .and_then(|(k, v)| {
-                    let text = v.as_str()?.trim();
-                    let value = match text.strip_suffix('%') {
-                        Some(p) => {
-                            crate::reload::percent_of(timeout_stop.value, p.trim().parse().ok()?)?
-                        }
-                        None => duration::haproxy(text)?,
-                    };
-                    Some(Setting::new(
-                        value,
-                        Source::ConfigMapKey {
-                            key: "close-sessions-duration".into(),
-                            key_span: k.span(),
-                            value_span: v.span(),
-                        },
-                    ))
-                });
-            ControllerSettings {
-                reload_deadline: Some(timeout_stop),
-                close_spread,
-                read_timeout: Some(cm_or_default(
-                    reader,
-                    c,
-                    "timeout-server",
-                    duration::haproxy,
-                    HAPROXY_INGRESS_CLIENT_SERVER_MS,
-                )),
-                client_timeout: Some(cm_or_default(
-                    reader,
-                    c,
-                    "timeout-client",
-                    duration::haproxy,
-                    HAPROXY_INGRESS_CLIENT_SERVER_MS,
-                )),
-                tunnel_timeout: Some(cm_or_default(
-                    reader,
-                    c,
-                    "timeout-tunnel",
-                    duration::haproxy,
-                    HAPROXY_INGRESS_TUNNEL_MS,
-                )),
-                client_keepalive_timeout: Some(cm_or_default(
-                    reader,
-                    c,
-                    "timeout-keep-alive",
-                    duration::haproxy,
-                    HAPROXY_INGRESS_KEEPALIVE_MS,
-                )),
-                balance: Some(
-                    reader
-                        .config_map_str(c.config_map, "balance-algorithm")
-                        .unwrap_or_else(|| {
-                            default_str(haproxy_ingress_balance_default(c.version.as_ref()))
-                        }),
-                ),
-                ..ControllerSettings::default()
-            }
-        }
-        Product::OpenShift => {
-            // A router deployed by hand: its template reads ROUTER_* environment variables.
-            let env = |name: &str, parse: fn(&str) -> Option<u64>| -> Option<Setting<u64>> {
-                container
-                    .get("env")
-                    .into_iter()
-                    .flat_map(|e| e.items())
-                    .find(|e| e.str_at(&["name"]) == Some(name))
-                    .and_then(|e| {
-                        let v = e.get("value")?;
-                        Some(Setting::new(
-                            parse(v.as_str()?)?,
-                            Source::Field {
-                                what: format!("env `{name}`"),
-                                span: v.span(),
-                            },
-                        ))
-                    })
-            };
-            let or_default = |s: Option<Setting<u64>>, d: u64| {
-                s.unwrap_or_else(|| Setting::new(d, default_of(Product::OpenShift, None)))
-            };
-            ControllerSettings {
-                reload_deadline: env("ROUTER_HARD_STOP_AFTER", duration::haproxy),
-                read_timeout: Some(or_default(
-                    env("ROUTER_DEFAULT_SERVER_TIMEOUT", duration::haproxy),
-                    OPENSHIFT_CLIENT_SERVER_MS,
-                )),
-                client_timeout: Some(or_default(
-                    env("ROUTER_DEFAULT_CLIENT_TIMEOUT", duration::haproxy),
-                    OPENSHIFT_CLIENT_SERVER_MS,
-                )),
-                tunnel_timeout: Some(or_default(
-                    env("ROUTER_DEFAULT_TUNNEL_TIMEOUT", duration::haproxy),
-                    OPENSHIFT_TUNNEL_MS,
-                )),
-                client_keepalive_timeout: Some(Setting::new(
-                    OPENSHIFT_KEEPALIVE_MS,
-                    default_of(Product::OpenShift, None),
-                )),
-                ..ControllerSettings::default()
-            }
-        }
+        Product::IngressNginx => ingress_nginx::controller_settings(reader, c, container),
+        Product::HaproxyTech => haproxytech::controller_settings(reader, c, container),
+        Product::HaproxyIngress => haproxy_ingress::controller_settings(reader, c, container),
+        Product::OpenShift => openshift::controller_settings(reader, c, container),
         Product::NginxInc | Product::AwsAlb | Product::Gke => ControllerSettings::default(),
     }
 }
 
-/// An OpenShift IngressController: `spec.tuningOptions.*` and the hard-stop annotation (which
-/// may also sit on `ingresses.config.openshift.io/cluster`; the IngressController's wins).
-pub(super) fn ingress_controller_settings(reader: &Reader<'_>, obj: ObjId) -> ControllerSettings {
-    use defaults::*;
-    let node = reader.object(obj);
-    let tuning = |field: &str, default: u64| {
-        node.path(&["spec", "tuningOptions", field])
-            .and_then(|v| {
-                Some(Setting::new(
-                    duration::go(v.as_str()?)?,
-                    Source::Field {
-                        what: format!("`spec.tuningOptions.{field}`"),
-                        span: v.span(),
-                    },
-                ))
-            })
-            .unwrap_or_else(|| Setting::new(default, default_of(Product::OpenShift, None)))
-    };
-    const HARD_STOP: &str = "ingress.operator.openshift.io/hard-stop-after";
-    let hard_stop = reader
-        .annotation_ms(obj, HARD_STOP, duration::go)
-        .or_else(|| {
-            let graph = reader.graph;
-            graph.objects.iter().enumerate().find_map(|(id, o)| {
-                (o.kind == "Ingress"
-                    && o.api_version.starts_with("config.openshift.io")
-                    && o.name == "cluster")
-                    .then(|| reader.annotation_ms(id, HARD_STOP, duration::go))
-                    .flatten()
-            })
-        });
-    let idle_policy = node
-        .path(&["spec", "idleConnectionTerminationPolicy"])
-        .and_then(|v| {
-            Some(Setting::new(
-                v.as_str()?.trim().to_string(),
-                Source::Field {
-                    what: "`spec.idleConnectionTerminationPolicy`".to_string(),
-                    span: v.span(),
-                },
-            ))
-        })
-        .unwrap_or_else(|| {
-            Setting::new(
-                "Immediate".to_string(),
-                default_of(Product::OpenShift, None),
-            )
-        });
-    ControllerSettings {
-        reload_deadline: hard_stop,
-        idle_connection_termination: Some(idle_policy),
-        read_timeout: Some(tuning("serverTimeout", OPENSHIFT_CLIENT_SERVER_MS)),
-        client_timeout: Some(tuning("clientTimeout", OPENSHIFT_CLIENT_SERVER_MS)),
-        tunnel_timeout: Some(tuning("tunnelTimeout", OPENSHIFT_TUNNEL_MS)),
-        client_keepalive_timeout: Some(Setting::new(
-            OPENSHIFT_KEEPALIVE_MS,
-            default_of(Product::OpenShift, None),
-        )),
-        ..ControllerSettings::default()
+/// What a product's `ingress_route` reads: the Ingress, the controller serving it (if in the
+/// input) and its controller-wide settings.
+pub(super) struct RouteInput<'r> {
+    /// The reader.
+    pub reader: &'r Reader<'r>,
+    /// The Ingress.
+    pub obj: ObjId,
+    /// The controller in the input that serves it.
+    pub ctrl: Option<&'r Controller>,
+    /// That controller's settings.
+    pub wide: Option<&'r ControllerSettings>,
+    /// Its version, when its image tag tells it.
+    pub version: Option<&'r Version>,
+}
+
+impl RouteInput<'_> {
+    /// annotation > controller-wide (ConfigMap / default of the controller in the input) >
+    /// product default (no controller in the input).
+    pub fn pick(
+        &self,
+        key: &str,
+        parse: fn(&str) -> Option<u64>,
+        wide: Option<&Setting<u64>>,
+        default: u64,
+        p: Product,
+    ) -> Setting<u64> {
+        self.reader
+            .annotation_ms(self.obj, key, parse)
+            .or_else(|| wide.cloned())
+            .unwrap_or_else(|| Setting::new(default, default_of(p, self.version)))
+    }
+}
+
+/// Client keep-alive default of the in-cluster proxy of a product when its configuration is not
+/// in the input (milliseconds, and what to call it), for the chains.
+pub fn default_client_keepalive(product: Product) -> Option<(u64, &'static str)> {
+    match product {
+        Product::IngressNginx => Some(ingress_nginx::CLIENT_KEEPALIVE_DEFAULT),
+        Product::NginxInc => Some(nginx_inc::CLIENT_KEEPALIVE_DEFAULT),
+        Product::HaproxyTech => Some(haproxytech::CLIENT_KEEPALIVE_DEFAULT),
+        Product::HaproxyIngress => Some(haproxy_ingress::CLIENT_KEEPALIVE_DEFAULT),
+        Product::OpenShift => Some(openshift::CLIENT_KEEPALIVE_DEFAULT),
+        Product::AwsAlb | Product::Gke => None,
     }
 }
 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {
-    use defaults::*;
     let (binding, controller) = bind_ingress(reader, controllers, obj);
     let ctrl = controller.and_then(|i| controllers.get(i));
     let mut route = RouteSettings {
@@ -625,169 +381,21 @@ fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId)
     };
     let product = binding.as_ref().map(|b| b.product);
     let version = ctrl.and_then(|c| c.version.as_ref());
-    // annotation > controller-wide (ConfigMap / default of the controller in the input) >
-    // product default (no controller in the input).
-    let pick = |key: &str,
-                parse: fn(&str) -> Option<u64>,
-                wide: Option<&Setting<u64>>,
-                default: u64,
-                p: Product| {
-        reader
-            .annotation_ms(obj, key, parse)
-            .or_else(|| wide.cloned())
-            .unwrap_or_else(|| Setting::new(default, default_of(p, version)))
+    let input = RouteInput {
+        reader,
+        obj,
+        ctrl,
+        wide: ctrl.map(|c| &c.settings),
+        version,
     };
-    let wide = ctrl.map(|c| &c.settings);
     match product {
-        Some(p @ Product::IngressNginx) => {
-            let prefix = ctrl
-                .and_then(Controller::custom_annotation_prefix)
-                .unwrap_or("nginx.ingress.kubernetes.io");
-            route.read_timeout = Some(pick(
-                &format!("{prefix}/proxy-read-timeout"),
-                duration::ingress_nginx_int,
-                wide.and_then(|w| w.read_timeout.as_ref()),
-                INGRESS_NGINX_PROXY_TIMEOUT_MS,
-                p,
-            ));
-            route.send_timeout = Some(pick(
-                &format!("{prefix}/proxy-send-timeout"),
-                duration::ingress_nginx_int,
-                wide.and_then(|w| w.send_timeout.as_ref()),
-                INGRESS_NGINX_PROXY_TIMEOUT_MS,
-                p,
-            ));
-            route.upstream_keepalive_timeout = Some(
-                wide.and_then(|w| w.upstream_keepalive_timeout.clone())
-                    .unwrap_or_else(|| {
-                        Setting::new(INGRESS_NGINX_UPSTREAM_KEEPALIVE_MS, default_of(p, version))
-                    }),
-            );
-            route.reload_deadline = Some(
-                wide.and_then(|w| w.reload_deadline.clone())
-                    .unwrap_or_else(|| {
-                        Setting::new(INGRESS_NGINX_WORKER_SHUTDOWN_MS, default_of(p, version))
-                    }),
-            );
-        }
-        Some(p @ Product::HaproxyTech) => {
-            route.read_timeout = Some(pick(
-                "haproxy.org/timeout-server",
-                duration::haproxy,
-                wide.and_then(|w| w.read_timeout.as_ref()),
-                HAPROXYTECH_CLIENT_SERVER_MS,
-                p,
-            ));
-            route.tunnel_timeout = Some(pick(
-                "haproxy.org/timeout-tunnel",
-                duration::haproxy,
-                wide.and_then(|w| w.tunnel_timeout.as_ref()),
-                HAPROXYTECH_TUNNEL_MS,
-                p,
-            ));
-            route.reload_deadline = Some(
-                wide.and_then(|w| w.reload_deadline.clone())
-                    .unwrap_or_else(|| {
-                        Setting::new(HAPROXYTECH_HARD_STOP_MS, default_of(p, version))
-                    }),
-            );
-        }
-        Some(p @ Product::HaproxyIngress) => {
-            route.read_timeout = Some(pick(
-                "haproxy-ingress.github.io/timeout-server",
-                duration::haproxy,
-                wide.and_then(|w| w.read_timeout.as_ref()),
-                HAPROXY_INGRESS_CLIENT_SERVER_MS,
-                p,
-            ));
-            route.tunnel_timeout = Some(pick(
-                "haproxy-ingress.github.io/timeout-tunnel",
-                duration::haproxy,
-                wide.and_then(|w| w.tunnel_timeout.as_ref()),
-                HAPROXY_INGRESS_TUNNEL_MS,
-                p,
-            ));
-            route.reload_deadline = Some(
-                wide.and_then(|w| w.reload_deadline.clone())
-                    .unwrap_or_else(|| {
-                        Setting::new(HAPROXY_INGRESS_TIMEOUT_STOP_MS, default_of(p, version))
-                    }),
-            );
-        }
-        Some(Product::NginxInc) => {
-            route.read_timeout =
-                reader.annotation_ms(obj, "nginx.org/proxy-read-timeout", duration::nginx);
-            route.send_timeout =
-                reader.annotation_ms(obj, "nginx.org/proxy-send-timeout", duration::nginx);
-        }
-        _ => {}
+        Some(Product::IngressNginx) => ingress_nginx::ingress_route(&input, &mut route),
+        Some(Product::HaproxyTech) => haproxytech::ingress_route(&input, &mut route),
+        Some(Product::HaproxyIngress) => haproxy_ingress::ingress_route(&input, &mut route),
+        Some(Product::NginxInc) => nginx_inc::ingress_route(&input, &mut route),
+        Some(Product::OpenShift | Product::AwsAlb | Product::Gke) | None => {}
     }
     route.lb = lb::for_ingress(reader, controllers, &route);
-    route
-}
-
-fn route_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {
-    use defaults::*;
-    let graph = reader.graph;
-    let labels = crate::k8s::string_map(reader.object(obj).path(&["metadata", "labels"]));
-    // An IngressController whose routeSelector admits the route, else a router workload.
-    let controller = controllers
-        .iter()
-        .position(|c| {
-            c.product == Product::OpenShift
-                && graph.objects[c.obj].kind == "IngressController"
-                && reader
-                    .object(c.obj)
-                    .path(&["spec", "routeSelector"])
-                    .map(crate::k8s::LabelSelector::parse)
-                    .is_none_or(|s| s.matches(&labels))
-        })
-        .or_else(|| {
-            controllers
-                .iter()
-                .position(|c| c.product == Product::OpenShift && c.container.is_some())
-        });
-    let wide = controller
-        .and_then(|i| controllers.get(i))
-        .map(|c| &c.settings);
-    let default = |d: u64| Setting::new(d, default_of(Product::OpenShift, None));
-    let pick = |key: &str, wide: Option<&Setting<u64>>, d: u64| {
-        reader
-            .annotation_ms(obj, key, duration::haproxy)
-            .or_else(|| wide.cloned())
-            .unwrap_or_else(|| default(d))
-    };
-    let mut route = RouteSettings {
-        obj,
-        kind: RouteKind::Route,
-        binding: Some(Binding {
-            product: Product::OpenShift,
-            via: Via::Route,
-        }),
-        controller,
-        read_timeout: Some(pick(
-            "haproxy.router.openshift.io/timeout",
-            wide.and_then(|w| w.read_timeout.as_ref()),
-            OPENSHIFT_CLIENT_SERVER_MS,
-        )),
-        send_timeout: None,
-        client_timeout: Some(
-            wide.and_then(|w| w.client_timeout.clone())
-                .unwrap_or_else(|| default(OPENSHIFT_CLIENT_SERVER_MS)),
-        ),
-        tunnel_timeout: Some(pick(
-            "haproxy.router.openshift.io/timeout-tunnel",
-            wide.and_then(|w| w.tunnel_timeout.as_ref()),
-            OPENSHIFT_TUNNEL_MS,
-        )),
-        upstream_keepalive_timeout: None,
-        reload_deadline: wide.and_then(|w| w.reload_deadline.clone()),
-        lb: None,
-        long_lived: long_lived(graph, reader.documents, obj),
-        ping_interval: reader.declared_ms(obj, PING_INTERVAL_ANNOTATION),
-        session_lifetime: reader.declared_ms(obj, SESSION_LIFETIME_ANNOTATION),
-    };
-    route.lb = lb::for_controller_service(reader, controllers, controller);
     route
 }
 
