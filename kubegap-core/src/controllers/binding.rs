@@ -235,11 +235,9 @@ pub(super) fn bind_ingress(
     let plausible = |p: Product| {
         class.as_deref().is_none_or(|c| {
             let c = c.to_ascii_lowercase();
-            match p {
-                Product::IngressNginx | Product::NginxInc => c.contains("nginx"),
-                Product::HaproxyTech | Product::HaproxyIngress => c.contains("haproxy"),
-                _ => false,
-            }
+            p.spec()
+                .class_family
+                .is_some_and(|family| c.contains(family))
         })
     };
     if let [product] = products[..] {

@@ -22,33 +22,38 @@ pub enum Product {
     Gke,
 }
 
-impl Product {
+/// What kubegap knows about one product: how to recognise it and how to read its settings.
+/// Each product's file in `controllers/` defines one `SPEC`; [`Product::spec`] is the one match
+/// over the variants, and every other question about a product reads its spec.
+pub struct Spec {
     /// The name used in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Product::IngressNginx => "ingress-nginx",
-            Product::NginxInc => "F5 NGINX Ingress Controller",
-            Product::HaproxyTech => "HAProxy Kubernetes Ingress Controller",
-            Product::HaproxyIngress => "haproxy-ingress",
-            Product::OpenShift => "OpenShift router",
-            Product::AwsAlb => "AWS Load Balancer Controller",
-            Product::Gke => "GKE Ingress",
-        }
-    }
+    pub name: &'static str,
+    /// Annotation prefixes it reads on Ingresses (or Routes).
+    pub annotation_prefixes: &'static [&'static str],
+    /// IngressClass `spec.controller` values that name it exactly.
+    pub controller_names: &'static [&'static str],
+    /// IngressClass `spec.controller` prefixes that name it.
+    pub controller_name_prefixes: &'static [&'static str],
+    /// Image repositories (suffixes) that run it.
+    pub image_suffixes: &'static [&'static str],
+    /// Substrings of image repositories that run it.
+    pub image_contains: &'static [&'static str],
+    /// Class names only this product uses (`alb`, `gce`).
+    pub class_names: &'static [&'static str],
+    /// The class a controller of it serves without `--ingress-class`.
+    pub default_class: Option<&'static str>,
+    /// A word a class name must contain for an Ingress with only this product's annotations to
+    /// be bound to it (`nginx`, `haproxy`); `None`: never guessed from annotations alone.
+    pub class_family: Option<&'static str>,
+    /// Controller-wide settings of a controller of it in the input (ConfigMap, env, defaults).
+    pub controller_settings: Option<super::ControllerSettingsFn>,
+    /// The settings an Ingress it serves gets (annotations, else controller-wide, else defaults).
+    pub ingress_route: Option<super::IngressRouteFn>,
+    /// Its in-cluster proxy's client keep-alive default (milliseconds, what to call it).
+    pub client_keepalive: Option<(u64, &'static str)>,
+}
 
-    /// Annotation prefixes this product reads on Ingresses (or Routes).
-    pub fn annotation_prefixes(self) -> &'static [&'static str] {
-        match self {
-            Product::IngressNginx => &["nginx.ingress.kubernetes.io/"],
-            Product::NginxInc => &["nginx.org/", "nginx.com/"],
-            Product::HaproxyTech => &["haproxy.org/"],
-            Product::HaproxyIngress => &["haproxy-ingress.github.io/"],
-            Product::OpenShift => &["haproxy.router.openshift.io/", "router.openshift.io/"],
-            Product::AwsAlb => &["alb.ingress.kubernetes.io/"],
-            Product::Gke => &[],
-        }
-    }
-
+impl Product {
     /// Every product, for lookups.
     pub const ALL: [Product; 7] = [
         Product::IngressNginx,
@@ -60,6 +65,29 @@ impl Product {
         Product::Gke,
     ];
 
+    /// What kubegap knows about the product (its file in `controllers/`).
+    pub fn spec(self) -> &'static Spec {
+        match self {
+            Product::IngressNginx => &super::ingress_nginx::SPEC,
+            Product::NginxInc => &super::nginx_inc::SPEC,
+            Product::HaproxyTech => &super::haproxytech::SPEC,
+            Product::HaproxyIngress => &super::haproxy_ingress::SPEC,
+            Product::OpenShift => &super::openshift::SPEC,
+            Product::AwsAlb => &super::aws_alb::SPEC,
+            Product::Gke => &super::gke::SPEC,
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Annotation prefixes this product reads on Ingresses (or Routes).
+    pub fn annotation_prefixes(self) -> &'static [&'static str] {
+        self.spec().annotation_prefixes
+    }
+
     /// The product whose prefix an annotation key has.
     pub fn of_annotation(key: &str) -> Option<Product> {
         Product::ALL.into_iter().find(|p| {
@@ -69,41 +97,29 @@ impl Product {
         })
     }
 
-    /// The product of an IngressClass `spec.controller`.
+    /// The product of an IngressClass `spec.controller`: exact names first, then prefixes.
     pub fn of_controller_name(controller: &str) -> Option<Product> {
-        match controller {
-            "k8s.io/ingress-nginx" => Some(Product::IngressNginx),
-            "nginx.org/ingress-controller" => Some(Product::NginxInc),
-            "haproxy-ingress.github.io/controller" => Some(Product::HaproxyIngress),
-            "openshift.io/ingress-to-route" => Some(Product::OpenShift),
-            "ingress.k8s.aws/alb" => Some(Product::AwsAlb),
-            c if c.starts_with("haproxy.org/ingress-controller") => Some(Product::HaproxyTech),
-            c if c.starts_with("k8s.io/ingress-nginx") => Some(Product::IngressNginx),
-            _ => None,
-        }
+        let all = Product::ALL.into_iter();
+        all.clone()
+            .find(|p| p.spec().controller_names.contains(&controller))
+            .or_else(|| {
+                all.clone().find(|p| {
+                    p.spec()
+                        .controller_name_prefixes
+                        .iter()
+                        .any(|prefix| controller.starts_with(prefix))
+                })
+            })
     }
 
     /// The product of a controller image (`registry.k8s.io/ingress-nginx/controller:v1.15.1`).
     pub fn of_image(image: &str) -> Option<Product> {
         let repo = image_repository(image);
-        if repo.ends_with("ingress-nginx/controller")
-            || repo.ends_with("ingress-nginx/controller-chroot")
-            || repo.ends_with("kubernetes-ingress-controller/nginx-ingress-controller")
-        {
-            Some(Product::IngressNginx)
-        } else if repo.ends_with("nginx/nginx-ingress") || repo.contains("nginx-plus-ingress") {
-            Some(Product::NginxInc)
-        } else if repo.ends_with("haproxytech/kubernetes-ingress") {
-            Some(Product::HaproxyTech)
-        } else if repo.ends_with("jcmoraisjr/haproxy-ingress") {
-            Some(Product::HaproxyIngress)
-        } else if repo.ends_with("haproxy-router") {
-            Some(Product::OpenShift)
-        } else if repo.ends_with("aws-load-balancer-controller") {
-            Some(Product::AwsAlb)
-        } else {
-            None
-        }
+        Product::ALL.into_iter().find(|p| {
+            let spec = p.spec();
+            spec.image_suffixes.iter().any(|s| repo.ends_with(s))
+                || spec.image_contains.iter().any(|s| repo.contains(s))
+        })
     }
 
     /// Well-known class names that name one product only (`alb`, `gce`, `openshift-default`).
@@ -111,12 +127,9 @@ impl Product {
     /// IngressClass or a controller in the input; without either, `nginx` is ingress-nginx
     /// (see `bind_ingress`).
     pub fn of_class_name(class: &str) -> Option<Product> {
-        match class {
-            "alb" => Some(Product::AwsAlb),
-            "gce" | "gce-internal" => Some(Product::Gke),
-            "openshift-default" => Some(Product::OpenShift),
-            _ => None,
-        }
+        Product::ALL
+            .into_iter()
+            .find(|p| p.spec().class_names.contains(&class))
     }
 }
 
@@ -138,4 +151,42 @@ pub fn image_version(image: &str) -> Option<Version> {
         return None;
     }
     Version::parse(tag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every product's spec answers for it: its annotation prefixes, class names, controller
+    /// names and images resolve back to it, and no two products share a name.
+    #[test]
+    fn specs_resolve_back_to_their_product() {
+        let mut names: Vec<&str> = Product::ALL.iter().map(|p| p.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Product::ALL.len());
+        for p in Product::ALL {
+            let spec = p.spec();
+            for prefix in spec.annotation_prefixes {
+                assert_eq!(Product::of_annotation(&format!("{prefix}x")), Some(p));
+            }
+            for class in spec.class_names {
+                assert_eq!(Product::of_class_name(class), Some(p));
+            }
+            for name in spec.controller_names {
+                assert_eq!(Product::of_controller_name(name), Some(p));
+            }
+            for suffix in spec.image_suffixes {
+                assert_eq!(
+                    Product::of_image(&format!("registry.example/{suffix}:1.0")),
+                    Some(p)
+                );
+            }
+        }
+        assert_eq!(
+            Product::of_controller_name("haproxy.org/ingress-controller/haproxy"),
+            Some(Product::HaproxyTech)
+        );
+        assert_eq!(Product::of_image("docker.io/library/traefik:v3"), None);
+    }
 }

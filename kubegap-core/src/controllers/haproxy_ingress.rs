@@ -3,6 +3,22 @@
 
 use super::*;
 
+/// What kubegap knows about haproxy-ingress.
+pub(super) const SPEC: Spec = Spec {
+    name: "haproxy-ingress",
+    annotation_prefixes: &["haproxy-ingress.github.io/"],
+    controller_names: &["haproxy-ingress.github.io/controller"],
+    controller_name_prefixes: &[],
+    image_suffixes: &["jcmoraisjr/haproxy-ingress"],
+    image_contains: &[],
+    class_names: &[],
+    default_class: Some("haproxy"),
+    class_family: Some("haproxy"),
+    controller_settings: Some(controller_settings),
+    ingress_route: Some(ingress_route),
+    client_keepalive: Some(CLIENT_KEEPALIVE_DEFAULT),
+};
+
 /// Defaults of this product, in milliseconds.
 pub mod defaults {
     /// haproxy-ingress `timeout-stop`: 10 m.

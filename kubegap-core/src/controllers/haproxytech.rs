@@ -4,6 +4,22 @@
 
 use super::*;
 
+/// What kubegap knows about HAProxy Kubernetes Ingress Controller.
+pub(super) const SPEC: Spec = Spec {
+    name: "HAProxy Kubernetes Ingress Controller",
+    annotation_prefixes: &["haproxy.org/"],
+    controller_names: &[],
+    controller_name_prefixes: &["haproxy.org/ingress-controller"],
+    image_suffixes: &["haproxytech/kubernetes-ingress"],
+    image_contains: &[],
+    class_names: &[],
+    default_class: Some("haproxy"),
+    class_family: Some("haproxy"),
+    controller_settings: Some(controller_settings),
+    ingress_route: Some(ingress_route),
+    client_keepalive: Some(CLIENT_KEEPALIVE_DEFAULT),
+};
+
 /// Defaults of this product, in milliseconds.
 pub mod defaults {
     /// haproxytech `hard-stop-after`: 30 m (since commit 28e13c65, 2022-10).

@@ -3,6 +3,26 @@
 
 use super::*;
 
+/// What kubegap knows about ingress-nginx.
+pub(super) const SPEC: Spec = Spec {
+    name: "ingress-nginx",
+    annotation_prefixes: &["nginx.ingress.kubernetes.io/"],
+    controller_names: &["k8s.io/ingress-nginx"],
+    controller_name_prefixes: &["k8s.io/ingress-nginx"],
+    image_suffixes: &[
+        "ingress-nginx/controller",
+        "ingress-nginx/controller-chroot",
+        "kubernetes-ingress-controller/nginx-ingress-controller",
+    ],
+    image_contains: &[],
+    class_names: &[],
+    default_class: Some("nginx"),
+    class_family: Some("nginx"),
+    controller_settings: Some(controller_settings),
+    ingress_route: Some(ingress_route),
+    client_keepalive: Some(CLIENT_KEEPALIVE_DEFAULT),
+};
+
 /// Defaults of this product, in milliseconds.
 pub mod defaults {
     /// ingress-nginx `worker-shutdown-timeout`: 240 s.

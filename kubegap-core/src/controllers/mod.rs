@@ -25,8 +25,10 @@ use crate::source::Span;
 use crate::yaml::{Document, NodeRef};
 
 mod args;
+mod aws_alb;
 mod binding;
 mod catalog;
+mod gke;
 mod haproxy_ingress;
 mod haproxytech;
 mod ingress_nginx;
@@ -43,7 +45,7 @@ pub use crate::value::duration;
 pub use crate::value::provenance::{Setting, Source};
 pub use args::Arg;
 pub use binding::{Binding, Via};
-pub use catalog::{image_repository, image_version, Product};
+pub use catalog::{image_repository, image_version, Product, Spec};
 pub use lb::{LbKind, LoadBalancer};
 pub use long_lived::{long_lived, path_hint, LongLived, LongLivedKind};
 pub use reader::{annotation_source, Reader};
@@ -126,12 +128,9 @@ impl Controller {
     /// The class it serves: `--ingress-class` (`--ingress.class`), else the product's default
     /// (`nginx` for both NGINX controllers, `haproxy` for both HAProxy ones).
     pub fn class_name(&self) -> Option<&str> {
-        self.ingress_class.as_deref().or(match self.product {
-            Product::IngressNginx | Product::NginxInc => Some("nginx"),
-            Product::HaproxyTech | Product::HaproxyIngress => Some("haproxy"),
-            Product::AwsAlb => Some("alb"),
-            Product::OpenShift | Product::Gke => None,
-        })
+        self.ingress_class
+            .as_deref()
+            .or(self.product.spec().default_class)
     }
 
     /// Whether a boolean flag is on (`--flag`, `--flag=true`).
@@ -300,23 +299,29 @@ fn cm_or_default(
         .unwrap_or_else(|| Setting::new(default, default_of(c.product, c.version.as_ref())))
 }
 
+/// A product's reading of its controller-wide settings (see [`catalog::Spec`]).
+pub type ControllerSettingsFn = fn(&Reader<'_>, &Controller, NodeRef<'_>) -> ControllerSettings;
+
+/// A product's reading of an Ingress's settings (see [`catalog::Spec`]).
+pub type IngressRouteFn = fn(&RouteInput<'_>, &mut RouteSettings);
+
+/// Controller-wide settings of a controller in the input, as its product reads them.
 pub(super) fn controller_settings(
     reader: &Reader<'_>,
     c: &Controller,
     container: NodeRef<'_>,
 ) -> ControllerSettings {
-    match c.product {
-        Product::IngressNginx => ingress_nginx::controller_settings(reader, c, container),
-        Product::HaproxyTech => haproxytech::controller_settings(reader, c, container),
-        Product::HaproxyIngress => haproxy_ingress::controller_settings(reader, c, container),
-        Product::OpenShift => openshift::controller_settings(reader, c, container),
-        Product::NginxInc | Product::AwsAlb | Product::Gke => ControllerSettings::default(),
-    }
+    c.product
+        .spec()
+        .controller_settings
+        .map_or_else(ControllerSettings::default, |read| {
+            read(reader, c, container)
+        })
 }
 
 /// What a product's `ingress_route` reads: the Ingress, the controller serving it (if in the
 /// input) and its controller-wide settings.
-pub(super) struct RouteInput<'r> {
+pub struct RouteInput<'r> {
     /// The reader.
     pub reader: &'r Reader<'r>,
     /// The Ingress.
@@ -350,14 +355,7 @@ impl RouteInput<'_> {
 /// Client keep-alive default of the in-cluster proxy of a product when its configuration is not
 /// in the input (milliseconds, and what to call it), for the chains.
 pub fn default_client_keepalive(product: Product) -> Option<(u64, &'static str)> {
-    match product {
-        Product::IngressNginx => Some(ingress_nginx::CLIENT_KEEPALIVE_DEFAULT),
-        Product::NginxInc => Some(nginx_inc::CLIENT_KEEPALIVE_DEFAULT),
-        Product::HaproxyTech => Some(haproxytech::CLIENT_KEEPALIVE_DEFAULT),
-        Product::HaproxyIngress => Some(haproxy_ingress::CLIENT_KEEPALIVE_DEFAULT),
-        Product::OpenShift => Some(openshift::CLIENT_KEEPALIVE_DEFAULT),
-        Product::AwsAlb | Product::Gke => None,
-    }
+    product.spec().client_keepalive
 }
 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {
@@ -388,12 +386,8 @@ fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId)
         wide: ctrl.map(|c| &c.settings),
         version,
     };
-    match product {
-        Some(Product::IngressNginx) => ingress_nginx::ingress_route(&input, &mut route),
-        Some(Product::HaproxyTech) => haproxytech::ingress_route(&input, &mut route),
-        Some(Product::HaproxyIngress) => haproxy_ingress::ingress_route(&input, &mut route),
-        Some(Product::NginxInc) => nginx_inc::ingress_route(&input, &mut route),
-        Some(Product::OpenShift | Product::AwsAlb | Product::Gke) | None => {}
+    if let Some(read) = product.and_then(|p| p.spec().ingress_route) {
+        read(&input, &mut route);
     }
     route.lb = lb::for_ingress(reader, controllers, &route);
     route

@@ -4,6 +4,22 @@
 
 use super::*;
 
+/// What kubegap knows about F5 NGINX Ingress Controller.
+pub(super) const SPEC: Spec = Spec {
+    name: "F5 NGINX Ingress Controller",
+    annotation_prefixes: &["nginx.org/", "nginx.com/"],
+    controller_names: &["nginx.org/ingress-controller"],
+    controller_name_prefixes: &[],
+    image_suffixes: &["nginx/nginx-ingress"],
+    image_contains: &["nginx-plus-ingress"],
+    class_names: &[],
+    default_class: Some("nginx"),
+    class_family: Some("nginx"),
+    controller_settings: None,
+    ingress_route: Some(ingress_route),
+    client_keepalive: Some(CLIENT_KEEPALIVE_DEFAULT),
+};
+
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
 pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) =

@@ -4,6 +4,22 @@
 
 use super::*;
 
+/// What kubegap knows about OpenShift router.
+pub(super) const SPEC: Spec = Spec {
+    name: "OpenShift router",
+    annotation_prefixes: &["haproxy.router.openshift.io/", "router.openshift.io/"],
+    controller_names: &["openshift.io/ingress-to-route"],
+    controller_name_prefixes: &[],
+    image_suffixes: &["haproxy-router"],
+    image_contains: &[],
+    class_names: &["openshift-default"],
+    default_class: None,
+    class_family: None,
+    controller_settings: Some(controller_settings),
+    ingress_route: None,
+    client_keepalive: Some(CLIENT_KEEPALIVE_DEFAULT),
+};
+
 /// Defaults of this product, in milliseconds.
 pub mod defaults {
     /// OpenShift router client and server timeouts: 30 s.
