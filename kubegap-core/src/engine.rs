@@ -260,9 +260,15 @@ pub fn check(workspace: Workspace, settings: &Settings) -> Report {
     // The layers, in typed stages: model → chains (from model + controllers) → context.
     let model = workspace.model(settings);
     let chains = workspace.chains(settings);
+    let haproxy_views: Vec<crate::haproxy::View<'_>> = workspace
+        .haproxy
+        .iter()
+        .map(|config| config.view(settings.haproxy_version.as_ref()))
+        .collect();
     let cx = Context {
         model: &model,
         controllers: &workspace.controllers,
+        haproxy_views: &haproxy_views,
         chains: &chains,
     };
     let rule_findings: Vec<Vec<Finding>> = RULES

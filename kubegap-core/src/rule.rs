@@ -17,6 +17,9 @@ pub struct Context<'a> {
     /// Ingress controllers, routes and load balancers with their effective settings, built once
     /// per run.
     pub controllers: &'a crate::controllers::Model,
+    /// One prepared view per haproxy.cfg (same order as `haproxy`), for the configured HAProxy
+    /// version: built once per run, not once per rule.
+    pub haproxy_views: &'a [crate::haproxy::View<'a>],
     /// Timeout chains through the layers, built once per run.
     pub chains: &'a [crate::chain::Chain],
 }

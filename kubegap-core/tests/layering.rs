@@ -90,3 +90,36 @@ fn the_check_sees_an_import() {
     assert!(rule_imports("// see crate::rule::Context").is_empty());
     assert!(rule_imports("use crate::model::Model;").is_empty());
 }
+
+/// A rule never imports another rule's file: shared helpers live in `rules/helpers/`.
+#[test]
+fn rules_never_import_another_rule() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rules");
+    let mut offenders = Vec::new();
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("mod.rs") {
+            continue;
+        }
+        read += 1;
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines().map(str::trim) {
+            if line.starts_with("//") {
+                continue;
+            }
+            let reaches_rule =
+                line.contains("crate::rules::") && !line.contains("crate::rules::helpers");
+            // (`use super::…` inside a rule's own test module names that rule's file.)
+            if reaches_rule || line.contains("super::super::") {
+                offenders.push(format!("{}: {line}", path.display()));
+            }
+        }
+    }
+    assert!(read > 40, "too few rule files read");
+    assert!(
+        offenders.is_empty(),
+        "rules must not import other rules (move shared helpers to rules/helpers/):\n{}",
+        offenders.join("\n")
+    );
+}

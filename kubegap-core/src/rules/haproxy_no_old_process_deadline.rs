@@ -105,9 +105,9 @@ fn describe(file: &crate::source::SourceFile, line: &Line, limit: Option<u64>) -
 const MAX_LABELS: usize = 3;
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         if let Some(line) = view.global("hard-stop-after") {
             // `hard-stop-after 0` means no deadline; a variable or an invalid value is not
             // second-guessed.

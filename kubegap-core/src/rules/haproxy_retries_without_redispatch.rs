@@ -94,9 +94,9 @@ fn is_loopback(host: &str) -> bool {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         for (index, section) in view.backends() {
             let servers: u64 = Server::total(&view.servers(index));
             if servers == 0 {

@@ -67,8 +67,8 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
-        let view = config.view(cx.settings.haproxy_version.as_ref());
+    for view in cx.haproxy_views {
+        let config = view.config;
         for (index, section) in config.sections.iter().enumerate() {
             let value_at = |line: &Line| -> Option<usize> {
                 match (section.kind, line.keyword()) {

@@ -74,9 +74,9 @@ declare_rule! {
 type TunnelGroup<'a> = (&'a Line, Option<u64>, Vec<String>);
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         // Frontends that route to each backend.
         let mut routed_from: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let by_name = view.backends_by_name();

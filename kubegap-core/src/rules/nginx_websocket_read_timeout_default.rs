@@ -3,7 +3,7 @@
 
 use crate::nginx::ValueSource;
 use crate::rule::prelude::*;
-use crate::rules::nginx_websocket_missing_upgrade::primary_span;
+use crate::rules::helpers::nginx::primary_span;
 use crate::value::duration::format_std;
 
 declare_rule! {

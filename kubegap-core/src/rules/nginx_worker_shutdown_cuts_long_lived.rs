@@ -1,7 +1,7 @@
 //! `nginx-worker-shutdown-cuts-long-lived`: reloads end WebSockets before their read timeout.
 
 use crate::rule::prelude::*;
-use crate::rules::nginx_websocket_missing_upgrade::primary_span;
+use crate::rules::helpers::nginx::primary_span;
 use crate::value::duration::format_std;
 
 declare_rule! {
