@@ -9,7 +9,8 @@
 //! "3600s (annotation `…/proxy-read-timeout`, ing.yaml:9)" or "240s (default of ingress-nginx
 //! v1.15.1)". Unknown stays unknown: no value is guessed without a stated source.
 //!
-//! Entry point: [`Model::build`] (or [`Model::of`] from a rule's context). For each Ingress
+//! Entry point: [`Model::build`], from the graph and documents (rules read the result as
+//! `cx.controllers`). For each Ingress
 //! and OpenShift Route, [`Model::routes`] holds a [`RouteSettings`]: the product serving it
 //! ([`Binding`]), the controller in the input ([`Controller`]), the effective read, send,
 //! client and tunnel timeouts, the in-cluster proxy's upstream keep-alive, the reload deadline,
@@ -18,6 +19,14 @@
 //! lifetime. [`Reader::backend_services`] gives the Services behind a route, for chains. Facts and their
 //! sources: `../shared/research/DOMAIN.md` §2.2, §2.4, §2.5. Reload reasoning over the values
 //! lives in [`crate::reload`], shared with the haproxy.cfg rules.
+//!
+//! Layout, by the axis of extension: `catalog.rs` (the products and their [`Spec`]s),
+//! `reader.rs` (reading values with their source), `args.rs` (container arguments),
+//! `binding.rs` (finding controllers, binding Ingresses), `lb.rs` (cloud load balancers),
+//! `long_lived.rs`, and one file per product (`ingress_nginx.rs`, `nginx_inc.rs`,
+//! `haproxytech.rs`, `haproxy_ingress.rs`, `openshift.rs`, `aws_alb.rs`, `gke.rs`) owning its
+//! ConfigMap keys, annotations, defaults and settings. Adding a controller is one new file and
+//! one variant (docs/CONTRIBUTING.md).
 
 use crate::config::Version;
 use crate::k8s::{Graph, ObjId};
