@@ -454,10 +454,11 @@ impl Graph {
             }
         }
         graph.link();
-        graph.index_scalers();
         graph.index_files();
         graph.mark_patched(documents);
         graph.index_backends(documents);
+        // Last: HPA and PDB targets are resolved over the finished graph.
+        graph.index_scalers();
         graph
     }
 
@@ -1113,7 +1114,7 @@ impl Graph {
         self.workload_index.get(&obj).map(|i| &self.workloads[*i])
     }
 
-    /// Resolves HPA targets and PDB selectors once (after [`Graph::link`]), so that rules
+    /// Resolves HPA targets and PDB selectors once (over the finished graph), so that rules
     /// asking per workload stay linear.
     fn index_scalers(&mut self) {
         let mut workload_hpa = BTreeMap::new();
