@@ -351,13 +351,10 @@ fn chains(args: &LintArgs, format: ChainsFormat) -> i32 {
             return EXIT_ERROR;
         }
     }
-    let workspace = kubegap_core::engine::load(discovered.inputs, &settings);
-    let links = workspace.links();
-    let cx = workspace.context(&settings, &links);
-    let chains = kubegap_core::chain::build(&cx);
+    let (files, chains) = kubegap_core::engine::chains(discovered.inputs, &settings);
     let text = match format {
-        ChainsFormat::Json => output::chains::json(&workspace.files, &chains),
-        ChainsFormat::Human => output::chains::text(&workspace.files, &chains),
+        ChainsFormat::Json => output::chains::json(&files, &chains),
+        ChainsFormat::Human => output::chains::text(&files, &chains),
     };
     let written = write_stdout(&text);
     if !discovered.errors.is_empty() || written != EXIT_OK {

@@ -129,22 +129,11 @@ pub struct ConfigError {
     pub message: String,
 }
 
-/// Durations in the configuration: `5s`, `2m`, `1h`, `500ms`, or a bare number of seconds.
+/// Durations in the configuration: `5s`, `2m`, `1m30s`, `1h`, `500ms`, or a bare number of
+/// seconds; the same reading as `kubegap.io/*` declarations
+/// ([`crate::value::duration::declared_secs`]).
 pub fn parse_config_duration(text: &str) -> Option<f64> {
-    let text = text.trim();
-    let (number, factor) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = text.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = text.strip_suffix('h') {
-        (n, 3600.0)
-    } else {
-        (text, 1.0)
-    };
-    let value: f64 = number.trim().parse().ok()?;
-    (value.is_finite() && value >= 0.0).then_some(value * factor)
+    crate::value::duration::declared_secs(text)
 }
 
 impl Settings {

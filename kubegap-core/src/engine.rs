@@ -11,6 +11,7 @@ use crate::config::Settings;
 use crate::finding::{Finding, Label, ParseError};
 use crate::haproxy::{self, HaproxyConfig};
 use crate::k8s::Graph;
+use crate::model::Model;
 use crate::nginx::{self, NginxConfig};
 use crate::rule::{finding, Context, Sink};
 use crate::rules::{NGINX_INCLUDE_MISSING, PARSE_ERROR, RULES};
@@ -81,28 +82,25 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Workload links over this workspace's graph, for [`Workspace::context`].
-    pub fn links(&self) -> crate::k8s::pod::Links<'_> {
-        crate::k8s::pod::Links::new(&self.graph)
-    }
-
-    /// The rule context over this workspace (chains empty; [`check`] builds them).
-    pub fn context<'a>(
-        &'a self,
-        settings: &'a Settings,
-        links: &'a crate::k8s::pod::Links<'a>,
-    ) -> Context<'a> {
-        Context {
+    /// The read-only model over this workspace (see [`crate::model`]).
+    pub fn model<'a>(&'a self, settings: &'a Settings) -> Model<'a> {
+        Model {
             files: &self.files,
             documents: &self.documents,
             k8s: &self.graph,
             haproxy: &self.haproxy,
             nginx: &self.nginx,
             settings,
-            controllers: &self.controllers,
-            links,
-            chains: &[],
         }
+    }
+
+    /// Every timeout chain of the workspace, as rules see them (what `kubegap chains` prints).
+    pub fn chains(&self, settings: &Settings) -> Vec<crate::chain::Chain> {
+        let model = self.model(settings);
+        crate::chain::build(&crate::chain::Stage {
+            model: &model,
+            controllers: &self.controllers,
+        })
     }
 }
 
@@ -249,13 +247,29 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
     }
 }
 
+/// Loads the inputs and builds every timeout chain, as rules see them (`kubegap chains`): the
+/// files (to print spans) and the chains.
+pub fn chains(inputs: Vec<Input>, settings: &Settings) -> (SourceMap, Vec<crate::chain::Chain>) {
+    let workspace = load(inputs, settings);
+    let chains = workspace.chains(settings);
+    (workspace.files, chains)
+}
+
 /// Runs every enabled rule over a workspace and returns the sorted report.
 pub fn check(workspace: Workspace, settings: &Settings) -> Report {
-    let links = workspace.links();
-    let chains = crate::chain::build(&workspace.context(settings, &links));
+    // The layers, in typed stages: model → chains (from model + controllers) → context.
+    let model = workspace.model(settings);
+    let chains = workspace.chains(settings);
+    let haproxy_views: Vec<crate::haproxy::View<'_>> = workspace
+        .haproxy
+        .iter()
+        .map(|config| config.view(settings.haproxy_version.as_ref()))
+        .collect();
     let cx = Context {
+        model: &model,
+        controllers: &workspace.controllers,
+        haproxy_views: &haproxy_views,
         chains: &chains,
-        ..workspace.context(settings, &links)
     };
     let rule_findings: Vec<Vec<Finding>> = RULES
         .par_iter()

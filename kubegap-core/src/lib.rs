@@ -19,6 +19,7 @@ pub mod haproxy;
 pub mod k8s;
 pub mod kind;
 pub mod layout;
+pub mod model;
 pub mod nginx;
 pub mod reads;
 pub mod reload;
@@ -27,6 +28,7 @@ pub mod rules;
 pub mod source;
 pub mod suggest;
 pub mod suppress;
+pub mod value;
 pub mod yaml;
 
 pub use config::Settings;

@@ -114,30 +114,6 @@ pub fn lifetime_cap_cuts(cap_ms: u64, declared_lifetime_ms: Option<u64>) -> bool
     cap_ms < declared_lifetime_ms.unwrap_or(MIN_WEBSOCKET_LIFETIME_MS)
 }
 
-/// Formats milliseconds the way people write them: `240s`, `30m`, `1h`, `1h30m`, `24h`,
-/// `500ms`.
-pub fn format_ms(ms: u64) -> String {
-    if ms == 0 {
-        return "0s".to_string();
-    }
-    if ms % 1000 != 0 {
-        return format!("{ms}ms");
-    }
-    let secs = ms / 1000;
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    if secs < 600 || (secs < 3600 && s != 0) {
-        // Short values read best in seconds (`240s`, `90s`, `300s`).
-        return format!("{secs}s");
-    }
-    let mut out = String::new();
-    for (n, unit) in [(h, "h"), (m, "m"), (s, "s")] {
-        if n > 0 {
-            out.push_str(&format!("{n}{unit}"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,18 +163,5 @@ mod tests {
         assert!(lifetime_cap_cuts(30_000, None));
         assert!(!lifetime_cap_cuts(86_400_000, None));
         assert!(lifetime_cap_cuts(3_600_000, Some(28_800_000)));
-    }
-
-    #[test]
-    fn formatting() {
-        assert_eq!(format_ms(240_000), "240s");
-        assert_eq!(format_ms(1_800_000), "30m");
-        assert_eq!(format_ms(3_600_000), "1h");
-        assert_eq!(format_ms(5_400_000), "1h30m");
-        assert_eq!(format_ms(90_000), "90s");
-        assert_eq!(format_ms(600_000), "10m");
-        assert_eq!(format_ms(1500), "1500ms");
-        assert_eq!(format_ms(0), "0s");
-        assert_eq!(format_ms(86_400_000), "24h");
     }
 }

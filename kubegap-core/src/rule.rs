@@ -4,73 +4,42 @@
 //! documentation that `kubegap explain` prints and that `docs/rules/` is generated from; its
 //! fenced examples tagged `invalid` / `valid` are run as tests (`kubegap-core/tests/rule_docs.rs`).
 
-use crate::config::Settings;
 use crate::finding::{Finding, Severity};
-use crate::haproxy::HaproxyConfig;
-use crate::k8s::Graph;
-use crate::nginx::NginxConfig;
-use crate::source::{SourceMap, Span};
-use crate::yaml::Document;
+use crate::model::Model;
+use crate::source::Span;
 
-/// Everything a rule may look at. Rules are pure functions of this.
+/// Everything a rule may look at: the read-only [`Model`] (reachable directly through `Deref`:
+/// `cx.files`, `cx.k8s`, `cx.node(at)`, `cx.cite(span)`) and the layers built from it once per
+/// run. Rules are pure functions of this.
 pub struct Context<'a> {
-    /// All files of the run.
-    pub files: &'a SourceMap,
-    /// Every parsed YAML document of every file, in file order.
-    pub documents: &'a [Document],
-    /// The Kubernetes object graph built from the documents.
-    pub k8s: &'a Graph,
-    /// Parsed haproxy.cfg files.
-    pub haproxy: &'a [HaproxyConfig],
-    /// Parsed nginx configurations (each with its includes).
-    pub nginx: &'a [NginxConfig],
-    /// Resolved settings (versions, topology, options).
-    pub settings: &'a Settings,
+    /// Parsed inputs, graph, proxy configs and settings.
+    pub model: &'a Model<'a>,
     /// Ingress controllers, routes and load balancers with their effective settings, built once
     /// per run.
     pub controllers: &'a crate::controllers::Model,
-    /// Workload ↔ Service, HPA and PDB links, resolved once per run.
-    pub links: &'a crate::k8s::pod::Links<'a>,
-    /// Timeout chains through the layers, built once per run (empty while they are built).
+    /// One prepared view per haproxy.cfg (same order as `haproxy`), for the configured HAProxy
+    /// version: built once per run, not once per rule.
+    pub haproxy_views: &'a [crate::haproxy::View<'a>],
+    /// Timeout chains through the layers, built once per run.
     pub chains: &'a [crate::chain::Chain],
 }
 
+impl<'a> std::ops::Deref for Context<'a> {
+    type Target = Model<'a>;
+
+    fn deref(&self) -> &Model<'a> {
+        self.model
+    }
+}
+
 impl<'a> Context<'a> {
-    /// The YAML node at a graph position.
-    pub fn node(&self, at: crate::k8s::At) -> crate::yaml::NodeRef<'a> {
-        self.documents[at.doc].node(at.node)
-    }
-
-    /// The span of the YAML node at a graph position.
-    pub fn span(&self, at: crate::k8s::At) -> Span {
-        self.documents[at.doc].span(at.node)
-    }
-
-    /// An object of the graph.
-    pub fn obj(&self, id: crate::k8s::ObjId) -> &'a crate::k8s::Object {
-        &self.k8s.objects[id]
-    }
-
-    /// The span of the last key of `path` in an object (`["spec", "selector"]`): where a
-    /// finding about a block value points, since a block mapping's value starts on the next
-    /// line. `None` when the path is not there.
-    pub fn key_span(&self, id: crate::k8s::ObjId, path: &[&str]) -> Option<Span> {
-        let (last, parents) = path.split_last()?;
-        let parent = self.node(self.obj(id).at).path(parents)?;
-        parent.get_entry(last).map(|(key, _)| key.span())
-    }
-
-    /// `Kind/namespace/name` of an object, for messages.
-    pub fn describe(&self, id: crate::k8s::ObjId) -> String {
-        let o = self.obj(id);
-        format!("{} `{}/{}`", o.kind, o.namespace, o.name)
-    }
-
-    /// `file:line` of a span, for messages that cite where a number came from. The file is
-    /// named by its base name: the finding's labels carry the full location.
-    pub fn cite(&self, span: Span) -> String {
-        let file = self.files.get(span.file);
-        format!("{}:{}", file.base_name(), file.line_col(span.start).line)
+    /// The stage the chains are built in (model and controllers), for rules that call chain
+    /// helpers such as [`crate::chain::app::detect`].
+    pub fn chain_stage(&self) -> crate::chain::Stage<'a> {
+        crate::chain::Stage {
+            model: self.model,
+            controllers: self.controllers,
+        }
     }
 }
 

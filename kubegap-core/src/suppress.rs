@@ -20,9 +20,9 @@ use crate::yaml::{Document, NodeKind, ScalarStyle};
 
 const MARK: &str = "kubegap-ignore:";
 /// The annotation that exempts an object from rules.
-pub const ANNOTATION: &str = "kubegap.io/ignore";
+pub const ANNOTATION: &str = crate::value::declarations::IGNORE;
 /// The optional annotation that says why.
-pub const REASON_ANNOTATION: &str = "kubegap.io/ignore-reason";
+pub const REASON_ANNOTATION: &str = crate::value::declarations::IGNORE_REASON;
 
 /// One suppression: where it is and what it covers.
 struct Directive {

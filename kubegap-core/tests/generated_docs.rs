@@ -76,3 +76,29 @@ fn rule_reference_is_up_to_date() {
     }
     assert!(stale.is_empty(), "docs/rules is stale: {stale:?}; run `KUBEGAP_BLESS=1 cargo test -p kubegap-core --test generated_docs`");
 }
+
+/// The `kubegap.io/*` table of `docs/USER_GUIDE.md` is generated from
+/// `kubegap_core::value::declarations::DECLARATIONS`, between the BEGIN/END declarations markers.
+#[test]
+fn declarations_table_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/USER_GUIDE.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let begin = text
+        .find("<!-- BEGIN declarations")
+        .expect("USER_GUIDE.md has a BEGIN declarations marker");
+    let body_start = begin + text[begin..].find("-->\n").expect("marker ends") + 4;
+    let end = text
+        .find("<!-- END declarations -->")
+        .expect("USER_GUIDE.md has an END declarations marker");
+    let expected = kubegap_core::value::declarations::markdown_table();
+    if std::env::var_os("KUBEGAP_BLESS").is_some() {
+        let updated = format!("{}{}{}", &text[..body_start], expected, &text[end..]);
+        std::fs::write(&path, updated).unwrap();
+        return;
+    }
+    assert_eq!(
+        &text[body_start..end],
+        expected,
+        "the declarations table of docs/USER_GUIDE.md is stale; run `KUBEGAP_BLESS=1 cargo test -p kubegap-core --test generated_docs`"
+    );
+}

@@ -6,13 +6,13 @@
 //! depends on a version kubegap cannot see (Node.js before/from v26), the value is a range and
 //! rules only fire when the whole range is too short.
 
+use super::Stage;
 use crate::k8s::{Container, Workload};
-use crate::rule::Context;
 use crate::source::Span;
 use crate::yaml::NodeRef;
 
 /// The annotation that declares an application's idle keep-alive, e.g. `65s`.
-pub const KEEPALIVE_ANNOTATION: &str = "kubegap.io/keepalive-timeout";
+pub const KEEPALIVE_ANNOTATION: &str = crate::value::declarations::KEEPALIVE_TIMEOUT;
 
 /// A detected application server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,23 +66,14 @@ impl Secs {
     /// `5s`, or `5s–65s` for a range.
     pub fn show(&self) -> String {
         if (self.low - self.high).abs() < f64::EPSILON {
-            fmt_secs(self.low)
+            crate::value::duration::format_secs(self.low)
         } else {
-            format!("{}–{}", fmt_secs(self.low), fmt_secs(self.high))
+            format!(
+                "{}–{}",
+                crate::value::duration::format_secs(self.low),
+                crate::value::duration::format_secs(self.high)
+            )
         }
-    }
-}
-
-/// Formats seconds compactly: `5s`, `0.5s`, `10m`, `1h`.
-pub fn fmt_secs(v: f64) -> String {
-    if v >= 3600.0 && (v % 3600.0).abs() < f64::EPSILON {
-        format!("{}h", v / 3600.0)
-    } else if v >= 600.0 && (v % 60.0).abs() < f64::EPSILON {
-        format!("{}m", v / 60.0)
-    } else if (v.fract()).abs() < f64::EPSILON {
-        format!("{v}s")
-    } else {
-        format!("{v:.1}s")
     }
 }
 
@@ -104,9 +95,10 @@ pub struct AppKeepAlive {
     pub headers_timeout: Option<(f64, Span)>,
 }
 
-/// Parses `65s`, `2m`, `500ms`, `1h`, or bare seconds.
+/// Parses a declared duration (`65s`, `1m30s`, `500ms`, `1h`, or bare seconds): see
+/// [`crate::value::duration::declared_secs`].
 pub fn parse_secs(text: &str) -> Option<f64> {
-    crate::config::parse_config_duration(text)
+    crate::value::duration::declared_secs(text)
 }
 
 /// The command line of a container as words (command + args), with the node of each word.
@@ -173,7 +165,7 @@ fn image_major(image: &str, repos: &[&str]) -> Option<Option<u32>> {
 
 /// Detects the keep-alive of a workload's serving container (the first non-init container
 /// that declares `port` when given, else the first one).
-pub fn detect(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Option<AppKeepAlive> {
+pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option<AppKeepAlive> {
     let object = cx.node(cx.obj(workload.obj).at);
     let template = cx.node(workload.template);
     // The declared annotation always wins: workload first, then the pod template.
@@ -210,14 +202,14 @@ pub fn detect(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opti
     detect_container(cx, cx.node(serving.at))
 }
 
-fn declared_headers_timeout(cx: &Context<'_>, meta: NodeRef<'_>) -> Option<(f64, Span)> {
+fn declared_headers_timeout(cx: &Stage<'_>, meta: NodeRef<'_>) -> Option<(f64, Span)> {
     let _ = cx;
-    let node = meta.path(&["annotations", "kubegap.io/headers-timeout"])?;
+    let node = meta.path(&["annotations", crate::value::declarations::HEADERS_TIMEOUT])?;
     Some((node.as_str().and_then(parse_secs)?, node.span()))
 }
 
 /// Detects the keep-alive of one container.
-pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
+pub fn detect_container(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let mut found = detect_container_inner(cx, container)?;
     found.short = if found.source.starts_with("default") {
         format!(
@@ -231,7 +223,7 @@ pub fn detect_container(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppK
     Some(found)
 }
 
-fn detect_container_inner(cx: &Context<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
+fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let words = words(container);
     let image_node = container.get("image");
     let image = image_node.and_then(|n| n.as_str()).unwrap_or_default();

@@ -2,10 +2,12 @@
 //! lines that reach a Service of the input, through cluster DNS (`name.ns.svc…`) or through a
 //! node address and the Service's `nodePort` (how an external HAProxy reaches a cluster).
 
-use super::{finish_chains, outer_hops, resolve_service, Chain, Hop, Layer, PortRef, Value};
+use super::Stage;
+use super::{
+    finish_chains, outer_hops, resolve_service, Chain, Hop, Layer, PortRef, RouteEnd, Value,
+};
 use crate::haproxy::duration::DurationValue;
 use crate::k8s::Service;
-use crate::rule::Context;
 use crate::source::Span;
 
 /// A file-config proxy that sends traffic to a Service of the input.
@@ -26,12 +28,7 @@ pub struct FileRoute<'a> {
 }
 
 /// An nginx value: `` `proxy_read_timeout` at nginx.conf:12 `` or its default.
-fn nginx_value(
-    cx: &Context<'_>,
-    name: &str,
-    secs: f64,
-    source: &crate::nginx::ValueSource,
-) -> Value {
+fn nginx_value(cx: &Stage<'_>, name: &str, secs: f64, source: &crate::nginx::ValueSource) -> Value {
     match source.span() {
         Some(span) => {
             Value::new(secs, format!("`{name}` at {}", cx.cite(span)), Some(span)).at(cx.cite(span))
@@ -48,14 +45,14 @@ fn ms_secs(ms: u64) -> f64 {
     ms as f64 / 1000.0
 }
 
-fn base_name(cx: &Context<'_>, span: Span) -> String {
+fn base_name(cx: &Stage<'_>, span: Span) -> String {
     cx.files.get(span.file).base_name().to_string()
 }
 
 /// The Service a proxy target reaches, and the Service port: a cluster DNS name, or any
 /// address whose port is the `nodePort` of exactly one Service of the input.
 pub fn resolve_target<'a>(
-    cx: &Context<'a>,
+    cx: &Stage<'a>,
     file: crate::source::FileId,
     host: &str,
     port: Option<u16>,
@@ -84,14 +81,14 @@ pub fn resolve_target<'a>(
 }
 
 /// Every nginx `proxy_pass` and haproxy.cfg `server` that reaches a Service of the input.
-pub fn file_routes<'a>(cx: &Context<'a>) -> Vec<FileRoute<'a>> {
+pub fn file_routes<'a>(cx: &Stage<'a>) -> Vec<FileRoute<'a>> {
     let mut out = Vec::new();
     nginx_routes(cx, &mut out);
     haproxy_routes(cx, &mut out);
     out
 }
 
-fn nginx_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
+fn nginx_routes<'a>(cx: &Stage<'a>, out: &mut Vec<FileRoute<'a>>) {
     let new_default = cx
         .settings
         .nginx_version
@@ -175,7 +172,7 @@ fn nginx_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
     }
 }
 
-fn haproxy_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
+fn haproxy_routes<'a>(cx: &Stage<'a>, out: &mut Vec<FileRoute<'a>>) {
     for config in cx.haproxy {
         let view = config.view(cx.settings.haproxy_version.as_ref());
         let file = cx.files.get(config.file);
@@ -277,7 +274,7 @@ fn haproxy_routes<'a>(cx: &Context<'a>, out: &mut Vec<FileRoute<'a>>) {
 /// Chains of file routes that end at an application (routes to an ingress controller's
 /// Service continue through its Ingresses instead; see `ingress.rs`).
 pub fn file_chains(
-    cx: &Context<'_>,
+    cx: &Stage<'_>,
     routes: &[FileRoute<'_>],
     controller_services: &[usize],
     out: &mut Vec<Chain>,
@@ -288,15 +285,14 @@ pub fn file_chains(
         }
         let mut front = outer_hops(cx);
         front.push(r.hop.clone());
-        finish_chains(
-            cx,
-            &r.route,
-            r.anchor,
-            &front,
-            r.service,
-            r.port.clone(),
-            None,
-            out,
-        );
+        let end = RouteEnd {
+            route: r.route.clone(),
+            anchor: r.anchor,
+            object: None,
+            service: r.service,
+            port: r.port.clone(),
+            long_lived: None,
+        };
+        finish_chains(cx, &end, &front, out);
     }
 }

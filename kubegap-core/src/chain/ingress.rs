@@ -2,15 +2,15 @@
 //! and the ingress controller, from the effective settings of [`crate::controllers`].
 
 use super::files::FileRoute;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Value};
+use super::Stage;
+use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Value};
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings, Setting};
 use crate::k8s::At;
-use crate::rule::Context;
 
 /// A controller setting as a chain value.
-pub(super) fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
-    let source = setting.source.describe(cx.files);
+pub(super) fn value(cx: &Stage<'_>, setting: &Setting<u64>) -> Value {
+    let source = setting.source.cite(cx.files);
     let span = setting.source.span();
     let short = match (span, setting.source.is_default()) {
         (Some(span), false) => cx.cite(span),
@@ -20,27 +20,14 @@ pub(super) fn value(cx: &Context<'_>, setting: &Setting<u64>) -> Value {
 }
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
-/// input (DOMAIN.md §2.2, §2.4).
+/// input: each product's file in `controllers/` owns its default.
 pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
-    let (secs, text) = match product {
-        Product::IngressNginx => (75.0, "default `keep-alive` of ingress-nginx"),
-        Product::NginxInc => (75.0, "default `keepalive_timeout` of nginx"),
-        Product::HaproxyTech => (
-            60.0,
-            "default `timeout http-keep-alive` of the HAProxy Kubernetes Ingress Controller",
-        ),
-        Product::HaproxyIngress => (60.0, "default `timeout-keep-alive` of haproxy-ingress"),
-        Product::OpenShift => (
-            300.0,
-            "default `timeout http-keep-alive` of the OpenShift router",
-        ),
-        Product::AwsAlb | Product::Gke => return None,
-    };
-    Some(Value::new(secs, text, None))
+    let (ms, text) = crate::controllers::default_client_keepalive(product)?;
+    Some(Value::new(ms as f64 / 1000.0, text, None))
 }
 
 /// The load balancer hop.
-fn lb_hop(cx: &Context<'_>, lb: &LoadBalancer) -> Hop {
+fn lb_hop(cx: &Stage<'_>, lb: &LoadBalancer) -> Hop {
     let span = Some(super::object_anchor(cx, lb.obj));
     let mut hop = Hop::new(Layer::LoadBalancer, lb.kind.name(), span);
     let idle = lb.idle_timeout.as_ref().map(|s| value(cx, s));
@@ -85,7 +72,7 @@ fn lb_hop(cx: &Context<'_>, lb: &LoadBalancer) -> Hop {
 }
 
 /// The in-cluster proxy hop of a route.
-fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Product) -> Hop {
+fn proxy_hop(cx: &Stage<'_>, model: &Model, route: &RouteSettings, product: Product) -> Hop {
     let controller = route.controller.and_then(|i| model.controllers.get(i));
     let span = controller.map(|c| super::object_anchor(cx, c.obj));
     let mut hop = Hop::new(Layer::Proxy, product.name(), span);
@@ -110,14 +97,10 @@ fn proxy_hop(cx: &Context<'_>, model: &Model, route: &RouteSettings, product: Pr
     hop
 }
 
-fn declared(cx: &Context<'_>, setting: Option<&Setting<u64>>) -> Option<Value> {
-    setting.map(|s| value(cx, s))
-}
-
 /// Adds the chains of every Ingress, Route and LoadBalancer Service. A file-config proxy
 /// (`file_routes`) that reaches a controller's Service is a hop in front of that controller.
 pub fn chains(
-    cx: &Context<'_>,
+    cx: &Stage<'_>,
     file_routes: &[FileRoute<'_>],
     controller_services: &[usize],
     out: &mut Vec<Chain>,
@@ -132,7 +115,7 @@ pub fn chains(
     {
         return;
     }
-    let model = Model::of(cx);
+    let model = cx.controllers;
     let reader = Reader {
         graph: cx.k8s,
         documents: cx.documents,
@@ -219,28 +202,16 @@ pub fn chains(
                 obj.name,
                 path.map(|p| format!(" {p}")).unwrap_or_default()
             );
-            let before = out.len();
+            let end = RouteEnd {
+                route: route_name,
+                anchor: cx.span(name_at),
+                object: Some(route.obj),
+                service,
+                port,
+                long_lived: long_lived.clone(),
+            };
             for front in &fronts {
-                finish_chains(
-                    cx,
-                    &route_name,
-                    cx.span(name_at),
-                    front,
-                    service,
-                    port.clone(),
-                    long_lived.clone(),
-                    out,
-                );
-            }
-            for chain in &mut out[before..] {
-                chain.ping_interval = chain
-                    .ping_interval
-                    .take()
-                    .or_else(|| declared(cx, route.ping_interval.as_ref()));
-                chain.session_lifetime = chain
-                    .session_lifetime
-                    .take()
-                    .or_else(|| declared(cx, route.session_lifetime.as_ref()));
+                finish_chains(cx, &end, front, out);
             }
         }
     }
@@ -256,15 +227,14 @@ pub fn chains(
         let mut front = outer_hops(cx);
         front.push(lb_hop(cx, &lb));
         let route_name = format!("Service {}/{} ({})", o.namespace, o.name, lb.kind.name());
-        finish_chains(
-            cx,
-            &route_name,
-            cx.span(o.at),
-            &front,
+        let end = RouteEnd {
+            route: route_name,
+            anchor: cx.span(o.at),
+            object: None,
             service,
-            PortRef::Unknown,
-            None,
-            out,
-        );
+            port: PortRef::Unknown,
+            long_lived: None,
+        };
+        finish_chains(cx, &end, &front, out);
     }
 }

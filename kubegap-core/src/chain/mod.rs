@@ -12,10 +12,27 @@ mod files;
 mod ingress;
 
 use crate::k8s::{Service, Workload};
-use crate::rule::Context;
+use crate::model::Model;
 use crate::source::Span;
 
-pub use app::{fmt_secs, Secs};
+pub use app::Secs;
+
+/// What the chains are built from: the model and the controllers layer built before them.
+#[derive(Clone, Copy)]
+pub struct Stage<'a> {
+    /// The read-only model.
+    pub model: &'a Model<'a>,
+    /// Ingress controllers, routes and load balancers.
+    pub controllers: &'a crate::controllers::Model,
+}
+
+impl<'a> std::ops::Deref for Stage<'a> {
+    type Target = Model<'a>;
+
+    fn deref(&self) -> &Model<'a> {
+        self.model
+    }
+}
 
 /// Which layer a hop is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +148,7 @@ pub enum Shown {
 
 /// The span that names an object (its `metadata.name` value), else the whole object: hops
 /// point at one line, not at a whole manifest.
-pub fn object_anchor(cx: &Context<'_>, obj: crate::k8s::ObjId) -> Span {
+pub fn object_anchor(cx: &Stage<'_>, obj: crate::k8s::ObjId) -> Span {
     let o = cx.obj(obj);
     cx.node(o.at)
         .path(&["metadata", "name"])
@@ -232,7 +249,7 @@ impl Chain {
 
 /// The outer hops declared in the settings, with product defaults (CloudFront: origin
 /// keep-alive 5 s, read timeout 30 s).
-pub fn outer_hops(cx: &Context<'_>) -> Vec<Hop> {
+pub fn outer_hops(cx: &Stage<'_>) -> Vec<Hop> {
     cx.settings
         .topology
         .iter()
@@ -269,7 +286,7 @@ pub fn outer_hops(cx: &Context<'_>) -> Vec<Hop> {
 }
 
 /// The Service hop.
-pub fn service_hop(cx: &Context<'_>, service: &Service) -> Hop {
+pub fn service_hop(cx: &Stage<'_>, service: &Service) -> Hop {
     let o = cx.obj(service.obj);
     Hop::new(
         Layer::Service,
@@ -281,7 +298,7 @@ pub fn service_hop(cx: &Context<'_>, service: &Service) -> Hop {
 /// The app hop of one workload, if its server's keep-alive is known. An ingress controller
 /// behind the Service (a GKE Ingress in front of ingress-nginx) is a proxy hop with its client
 /// keep-alive (ingress-nginx `keep-alive`, 75 s by default).
-pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Option<Hop> {
+pub fn app_hop(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option<Hop> {
     if let Some(controller) = cx
         .controllers
         .controllers
@@ -334,7 +351,7 @@ pub fn app_hop(cx: &Context<'_>, workload: &Workload, port: Option<&str>) -> Opt
 /// with that name, the one nearest to the config file is taken (see `k8s::scope`); two equally
 /// near ones (a bare name in two namespaces, say) resolve to none.
 pub fn resolve_service<'a>(
-    cx: &Context<'a>,
+    cx: &Stage<'a>,
     file: crate::source::FileId,
     host: &str,
 ) -> Option<&'a Service> {
@@ -367,7 +384,7 @@ pub enum PortRef {
 
 /// The targetPort (as text) of the Service port a proxy reaches (any port when unknown and the
 /// Service has exactly one).
-pub fn target_port_for(cx: &Context<'_>, service: &Service, port: &PortRef) -> Option<String> {
+pub fn target_port_for(cx: &Stage<'_>, service: &Service, port: &PortRef) -> Option<String> {
     let sp = match port {
         PortRef::Number(p) => service
             .ports
@@ -386,75 +403,70 @@ pub fn target_port_for(cx: &Context<'_>, service: &Service, port: &PortRef) -> O
     }
 }
 
-/// A duration declared in an object's annotation (`kubegap.io/ping-interval: 45s`).
-fn declared_secs(cx: &Context<'_>, object: crate::yaml::NodeRef<'_>, key: &str) -> Option<Value> {
-    let node = object.path(&["metadata", "annotations", key])?;
-    let secs = node.as_str().and_then(app::parse_secs)?;
-    let at = cx.cite(node.span());
-    Some(
-        Value::new(
-            secs,
-            format!("annotation `{key}` at {at}"),
-            Some(node.span()),
-        )
-        .at(at),
-    )
+/// Where chains end: a route and the Service it reaches.
+pub struct RouteEnd<'a> {
+    /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
+    pub route: String,
+    /// Where the route is written.
+    pub anchor: Span,
+    /// The Ingress or Route object of the route, when it is one (its declarations come first).
+    pub object: Option<crate::k8s::ObjId>,
+    /// The Service reached.
+    pub service: &'a Service,
+    /// The Service port reached.
+    pub port: PortRef,
+    /// Why the route is long-lived, if it is.
+    pub long_lived: Option<String>,
 }
 
-/// Appends Service and app hops for `service` to `front`, one chain per selected workload.
-#[allow(clippy::too_many_arguments)]
-pub fn finish_chains(
-    cx: &Context<'_>,
-    route: &str,
-    anchor: Span,
-    front: &[Hop],
-    service: &Service,
-    port: PortRef,
-    long_lived: Option<String>,
-    out: &mut Vec<Chain>,
-) {
-    let target = target_port_for(cx, service, &port);
+/// A route declaration (`kubegap.io/ping-interval: 45s`) found on `places`, in the lookup order
+/// of [`crate::value::declarations`], as a chain value cited like every controller setting.
+fn declared(cx: &Stage<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option<Value> {
+    let (k, v) = crate::value::declarations::lookup(cx.k8s, cx.documents, places, key)?;
+    let ms = crate::value::duration::go(v.as_str()?)?;
+    let setting =
+        crate::controllers::Setting::new(ms, crate::controllers::annotation_source(key, k, v));
+    Some(ingress::value(cx, &setting))
+}
+
+/// Appends Service and app hops for the route's Service to `front`, one chain per selected
+/// workload.
+pub fn finish_chains(cx: &Stage<'_>, end: &RouteEnd<'_>, front: &[Hop], out: &mut Vec<Chain>) {
+    use crate::value::declarations::{PING_INTERVAL, SESSION_LIFETIME};
+    let service = end.service;
+    let target = target_port_for(cx, service, &end.port);
     let mut workloads = cx.k8s.service_targets(service);
     workloads.dedup_by_key(|w| w.obj);
-    let service_obj = cx.node(cx.obj(service.obj).at);
-    let declared = |key: &str| declared_secs(cx, service_obj, key);
+    let mut places: Vec<crate::k8s::ObjId> = end.object.into_iter().collect();
+    places.push(service.obj);
+    let chain = |hops: Vec<Hop>, places: &[crate::k8s::ObjId]| Chain {
+        route: end.route.clone(),
+        anchor: end.anchor,
+        hops,
+        long_lived: end.long_lived.clone(),
+        ping_interval: declared(cx, places, PING_INTERVAL),
+        session_lifetime: declared(cx, places, SESSION_LIFETIME),
+    };
     if workloads.is_empty() {
         // The pods are not in the input: the chain still ends at the Service.
         let mut hops = front.to_vec();
         hops.push(service_hop(cx, service));
-        out.push(Chain {
-            route: route.to_string(),
-            anchor,
-            hops,
-            long_lived: long_lived.clone(),
-            ping_interval: declared("kubegap.io/ping-interval"),
-            session_lifetime: declared("kubegap.io/session-lifetime"),
-        });
+        out.push(chain(hops, &places));
     }
     for w in workloads {
         let mut hops = front.to_vec();
         hops.push(service_hop(cx, service));
-        let app = app_hop(cx, w, target.as_deref());
-        if let Some(app) = app {
+        if let Some(app) = app_hop(cx, w, target.as_deref()) {
             hops.push(app);
         }
-        let workload_node = cx.node(cx.obj(w.obj).at);
-        let declared_w = |key: &str| declared_secs(cx, workload_node, key);
-        out.push(Chain {
-            route: route.to_string(),
-            anchor,
-            hops,
-            long_lived: long_lived.clone(),
-            ping_interval: declared("kubegap.io/ping-interval")
-                .or_else(|| declared_w("kubegap.io/ping-interval")),
-            session_lifetime: declared("kubegap.io/session-lifetime")
-                .or_else(|| declared_w("kubegap.io/session-lifetime")),
-        });
+        let mut places = places.clone();
+        places.push(w.obj);
+        out.push(chain(hops, &places));
     }
 }
 
 /// Every chain kubegap can see in the input, in a deterministic order.
-pub fn build(cx: &Context<'_>) -> Vec<Chain> {
+pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     let mut chains = Vec::new();
     let file_routes = files::file_routes(cx);
     // Services that front an ingress controller: file routes to them continue through the

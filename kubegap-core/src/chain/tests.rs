@@ -18,16 +18,17 @@ fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
     assert!(errors.is_empty(), "{errors:?}");
     let graph = Graph::build(&docs);
     let settings = Settings::default();
-    let cx = crate::rule::Context {
+    let model = crate::model::Model {
         files: &files,
         documents: &docs,
         k8s: &graph,
         haproxy: &[],
         nginx: &[],
         settings: &settings,
+    };
+    let cx = super::Stage {
+        model: &model,
         controllers: &crate::controllers::Model::default(),
-        links: &crate::k8s::pod::Links::new(&graph),
-        chains: &[],
     };
     detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source))
 }
@@ -154,4 +155,80 @@ fn others_and_unknowns() {
     let (s, v, src) = detect_in(text).unwrap();
     assert_eq!((s, v), (Server::Declared, Secs::exact(65.0)));
     assert!(src.contains("app.yaml:5"), "{src}");
+}
+
+/// A ping interval declared on both an Ingress and its Service resolves to the Ingress's value
+/// (the one lookup order of `value::declarations`) in the controllers' route settings and in
+/// the chain alike; Go-style `1m30s` reads as 90 s on both paths.
+#[test]
+fn declarations_resolve_the_same_for_controllers_and_chains() {
+    let text = r#"apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: chat
+  annotations:
+    kubegap.io/ping-interval: 1m30s
+    kubegap.io/session-lifetime: 2h
+spec:
+  ingressClassName: nginx
+  rules: [{http: {paths: [{path: /ws, pathType: Prefix, backend: {service: {name: chat, port: {number: 80}}}}]}}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: chat
+  annotations: {kubegap.io/ping-interval: 45s}
+spec: {selector: {app: chat}, ports: [{port: 80}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: chat, annotations: {kubegap.io/session-lifetime: 8h}}
+spec:
+  template:
+    metadata: {labels: {app: chat}}
+    spec: {containers: [{name: a, image: 'node:20'}]}
+"#;
+    let mut files = SourceMap::default();
+    files.add(SourceFile::new(
+        "t.yaml",
+        None,
+        text.to_string(),
+        FileKind::Yaml,
+    ));
+    let (docs, errors) = crate::yaml::parse(FileId(0), text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let graph = Graph::build(&docs);
+    let settings = Settings::default();
+    let controllers = crate::controllers::Model::build(&graph, &docs);
+    let model = crate::model::Model {
+        files: &files,
+        documents: &docs,
+        k8s: &graph,
+        haproxy: &[],
+        nginx: &[],
+        settings: &settings,
+    };
+    let cx = super::Stage {
+        model: &model,
+        controllers: &controllers,
+    };
+    let route = &controllers.routes[0];
+    assert_eq!(route.ping_interval.as_ref().map(|s| s.value), Some(90_000));
+    assert_eq!(
+        route.session_lifetime.as_ref().map(|s| s.value),
+        Some(7_200_000)
+    );
+    let chains = super::build(&cx);
+    assert!(!chains.is_empty());
+    for chain in &chains {
+        assert_eq!(chain.ping_interval.as_ref().map(|v| v.secs.low), Some(90.0));
+        assert_eq!(
+            chain.session_lifetime.as_ref().map(|v| v.secs.low),
+            Some(7200.0)
+        );
+        assert_eq!(
+            chain.ping_interval.as_ref().map(|v| v.show()),
+            Some("90s (annotation `kubegap.io/ping-interval`, t.yaml:6)".to_string())
+        );
+    }
 }

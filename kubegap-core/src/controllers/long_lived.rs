@@ -146,7 +146,7 @@ pub fn long_lived(graph: &Graph, documents: &[Document], obj: ObjId) -> Option<L
                         declared: false,
                         reason: format!(
                             "annotation `{key}` is {} (≥ 300s)",
-                            crate::reload::format_ms(ms)
+                            crate::value::duration::format_ms(ms)
                         ),
                         span: k.span().to(v.span()),
                     });

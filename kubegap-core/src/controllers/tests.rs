@@ -1,7 +1,7 @@
 //! Tests of the controller model: discovery, precedence, sources, long-lived detection.
 
 use super::*;
-use crate::source::SourceFile;
+use crate::source::{SourceFile, SourceMap};
 
 fn model(text: &str) -> (SourceMap, Vec<Document>, Graph, Model) {
     let mut files = SourceMap::default();

@@ -202,39 +202,6 @@ pub fn parse_time(
     Ok((DurationValue::Ms(ms), unit))
 }
 
-/// Formats milliseconds the way people write HAProxy times: `30m`, `1h30m`, `50s`, `3.6s`,
-/// `500ms`.
-pub fn format_ms(ms: u64) -> String {
-    if ms == 0 {
-        return "0ms".to_string();
-    }
-    if ms % 1000 != 0 {
-        if ms < 1000 {
-            return format!("{ms}ms");
-        }
-        // Seconds with up to three decimals, trailing zeros trimmed.
-        let text = format!("{}.{:03}", ms / 1000, ms % 1000);
-        return format!("{}s", text.trim_end_matches('0'));
-    }
-    let mut secs = ms / 1000;
-    let mut out = String::new();
-    for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] {
-        if secs >= size {
-            out.push_str(&format!("{}{unit}", secs / size));
-            secs %= size;
-        }
-    }
-    out
-}
-
-/// Formats an optional timeout: `None` is `infinite`.
-pub fn format_timeout(ms: Option<u64>) -> String {
-    match ms {
-        Some(ms) => format_ms(ms),
-        None => "infinite".to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,17 +266,5 @@ mod tests {
             parse_time("${HAPROXY_TEST_TIMEOUT-5s}", false),
             Ok((DurationValue::Symbolic, None))
         );
-    }
-
-    #[test]
-    fn formatting() {
-        assert_eq!(format_ms(1_800_000), "30m");
-        assert_eq!(format_ms(5_400_000), "1h30m");
-        assert_eq!(format_ms(3600), "3.6s");
-        assert_eq!(format_ms(1500), "1.5s");
-        assert_eq!(format_ms(500), "500ms");
-        assert_eq!(format_ms(50_000), "50s");
-        assert_eq!(format_ms(86_400_000), "1d");
-        assert_eq!(format_timeout(None), "infinite");
     }
 }

@@ -37,7 +37,7 @@ mod view;
 #[cfg(test)]
 mod tests;
 
-pub use duration::{format_ms, format_timeout, parse_time, Duration, DurationValue, TimeUnit};
+pub use duration::{parse_time, Duration, DurationValue, TimeUnit};
 pub use lexer::Word;
 pub use view::{cite, Address, Effective, LongLived, Origin, Route, Server, View};
 

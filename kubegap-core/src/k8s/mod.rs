@@ -271,6 +271,10 @@ pub struct Graph {
     service_workloads: BTreeMap<ObjId, Vec<usize>>,
     /// Workload object → indices into `services` that select it.
     workload_services: BTreeMap<ObjId, Vec<usize>>,
+    /// Workload object → index into `hpas` of the first HPA that scales it.
+    workload_hpa: BTreeMap<ObjId, usize>,
+    /// Workloads some PodDisruptionBudget selects.
+    workload_pdbs: std::collections::BTreeSet<ObjId>,
     /// Object → index into `workloads`.
     workload_index: BTreeMap<ObjId, usize>,
     /// Object → index into `services`.
@@ -453,6 +457,8 @@ impl Graph {
         graph.index_files();
         graph.mark_patched(documents);
         graph.index_backends(documents);
+        // Last: HPA and PDB targets are resolved over the finished graph.
+        graph.index_scalers();
         graph
     }
 
@@ -1106,6 +1112,41 @@ impl Graph {
     /// The workload of an object id, if it is one.
     pub fn workload(&self, obj: ObjId) -> Option<&Workload> {
         self.workload_index.get(&obj).map(|i| &self.workloads[*i])
+    }
+
+    /// Resolves HPA targets and PDB selectors once (over the finished graph), so that rules
+    /// asking per workload stay linear.
+    fn index_scalers(&mut self) {
+        let mut workload_hpa = BTreeMap::new();
+        for (i, hpa) in self.hpas.iter().enumerate() {
+            if let Some(workload) = self.hpa_target(hpa) {
+                workload_hpa.entry(workload.obj).or_insert(i);
+            }
+        }
+        let mut workload_pdbs = std::collections::BTreeSet::new();
+        for pdb in &self.pdbs {
+            workload_pdbs.extend(self.pdb_targets(pdb).iter().map(|w| w.obj));
+        }
+        self.workload_hpa = workload_hpa;
+        self.workload_pdbs = workload_pdbs;
+    }
+
+    /// Services that send the workload user traffic: those that select it, except the ones
+    /// whose ports serve metrics only ([`Service::metrics_only`]).
+    pub fn traffic_services_of(&self, workload: &Workload) -> Vec<&Service> {
+        let mut services = self.services_of(workload);
+        services.retain(|s| !s.metrics_only);
+        services
+    }
+
+    /// The HPA that scales the workload, if any (the first one in input order).
+    pub fn hpa_of(&self, workload: &Workload) -> Option<&Hpa> {
+        self.workload_hpa.get(&workload.obj).map(|i| &self.hpas[*i])
+    }
+
+    /// Whether some PodDisruptionBudget selects the workload's pods.
+    pub fn has_pdb(&self, workload: &Workload) -> bool {
+        self.workload_pdbs.contains(&workload.obj)
     }
 }
 

@@ -4,9 +4,7 @@
 //! These read the YAML nodes the graph already points at, so the graph's structs stay as they
 //! are. Every walk is over a fixed shape (no recursion over user-controlled depth).
 
-use std::collections::BTreeMap;
-
-use crate::k8s::{At, Graph, Hpa, LabelSelector, ObjId, Service, Workload};
+use crate::k8s::{At, Graph, LabelSelector, ObjId, Service, Workload};
 use crate::yaml::{Document, NodeRef};
 
 /// The hostname topology key: one pod per node.
@@ -91,7 +89,7 @@ pub struct Replicas {
 impl Replicas {
     /// Where the count came from, for messages: `replicas: 3` at file:line, the default, or
     /// the HPA's `minReplicas`.
-    pub fn origin(&self, cx: &crate::rule::Context<'_>) -> String {
+    pub fn origin(&self, cx: &crate::model::Model<'_>) -> String {
         match self.source {
             ReplicaSource::Written(at) => {
                 format!("`replicas: {}` ({})", self.count, cx.cite(cx.span(at)))
@@ -128,67 +126,6 @@ pub fn has_replicas(kind: &str) -> bool {
     )
 }
 
-/// Workload links resolved once per rule run: the graph's helpers scan every object, so a
-/// rule that asked them once per workload would be quadratic (or worse) in the input size.
-#[derive(Debug, Default)]
-pub struct Links<'g> {
-    services: BTreeMap<ObjId, Vec<&'g Service>>,
-    hpas: BTreeMap<ObjId, &'g Hpa>,
-    pdbs: BTreeMap<ObjId, usize>,
-}
-
-impl<'g> Links<'g> {
-    /// Resolves Service selectors, HPA targets and PDB selectors over the whole graph.
-    pub fn new(graph: &'g Graph) -> Links<'g> {
-        let mut links = Links::default();
-        for service in &graph.services {
-            for workload in graph.service_targets(service) {
-                links
-                    .services
-                    .entry(workload.obj)
-                    .or_default()
-                    .push(service);
-            }
-        }
-        for hpa in &graph.hpas {
-            if let Some(workload) = graph.hpa_target(hpa) {
-                links.hpas.entry(workload.obj).or_insert(hpa);
-            }
-        }
-        for pdb in &graph.pdbs {
-            for workload in graph.pdb_targets(pdb) {
-                *links.pdbs.entry(workload.obj).or_default() += 1;
-            }
-        }
-        links
-    }
-
-    /// Services that select the workload, in input order.
-    pub fn services_of(&self, workload: &Workload) -> &[&'g Service] {
-        self.services.get(&workload.obj).map_or(&[], Vec::as_slice)
-    }
-
-    /// Services that send the workload user traffic: those that select it, except the ones
-    /// whose ports serve metrics only ([`Service::metrics_only`]).
-    pub fn traffic_services_of(&self, workload: &Workload) -> Vec<&'g Service> {
-        self.services_of(workload)
-            .iter()
-            .copied()
-            .filter(|s| !s.metrics_only)
-            .collect()
-    }
-
-    /// The HPA that scales the workload, if any (the first one in input order).
-    pub fn hpa_of(&self, workload: &Workload) -> Option<&'g Hpa> {
-        self.hpas.get(&workload.obj).copied()
-    }
-
-    /// Whether some PodDisruptionBudget selects the workload's pods.
-    pub fn has_pdb(&self, workload: &Workload) -> bool {
-        self.pdbs.contains_key(&workload.obj)
-    }
-}
-
 /// The written replica count of a workload, ignoring HPAs: `spec.replicas`, the default 1, or
 /// 1 for a bare Pod. `None` for kinds without a fixed count (DaemonSet, Job, CronJob) and for
 /// values that are not integers.
@@ -218,24 +155,18 @@ pub fn written_replicas(graph: &Graph, docs: &[Document], workload: &Workload) -
 /// A workload that serves traffic: the first Service that targets it, and the floor of its
 /// replica count ([`min_replicas`]). `None` when no Service targets it or the count is unknown.
 pub fn served_replicas<'g>(
-    graph: &Graph,
+    graph: &'g Graph,
     docs: &[Document],
-    links: &Links<'g>,
     workload: &Workload,
 ) -> Option<(&'g Service, Replicas)> {
-    let service = *links.traffic_services_of(workload).first()?;
-    Some((service, min_replicas(graph, docs, links, workload)?))
+    let service = *graph.traffic_services_of(workload).first()?;
+    Some((service, min_replicas(graph, docs, workload)?))
 }
 
 /// The floor of a workload's replica count: the HPA's `minReplicas` when an HPA scales it,
 /// else [`written_replicas`].
-pub fn min_replicas(
-    graph: &Graph,
-    docs: &[Document],
-    links: &Links<'_>,
-    workload: &Workload,
-) -> Option<Replicas> {
-    if let Some(hpa) = links.hpa_of(workload) {
+pub fn min_replicas(graph: &Graph, docs: &[Document], workload: &Workload) -> Option<Replicas> {
+    if let Some(hpa) = graph.hpa_of(workload) {
         let node = graph
             .node(docs, graph.objects[hpa.obj].at)
             .path(&["spec", "minReplicas"]);
@@ -267,10 +198,9 @@ pub fn min_replicas(
 pub fn max_replicas(
     graph: &Graph,
     docs: &[Document],
-    links: &Links<'_>,
     workload: &Workload,
 ) -> Option<(i64, Option<ObjId>)> {
-    if let Some(hpa) = links.hpa_of(workload) {
+    if let Some(hpa) = graph.hpa_of(workload) {
         return hpa.max_replicas.map(|m| (m, Some(hpa.obj)));
     }
     written_replicas(graph, docs, workload).map(|r| (r.count, None))
@@ -457,14 +387,9 @@ pub struct Exposure {
 
 /// How a workload is exposed behind a load balancer or an ingress: LoadBalancer Services that
 /// select it, Ingress backends and Routes that name such a Service. Sorted by object id.
-pub fn exposures(
-    graph: &Graph,
-    docs: &[Document],
-    links: &Links<'_>,
-    workload: &Workload,
-) -> Vec<Exposure> {
+pub fn exposures(graph: &Graph, docs: &[Document], workload: &Workload) -> Vec<Exposure> {
     let mut out = Vec::new();
-    for service in links.services_of(workload) {
+    for service in graph.services_of(workload) {
         let sobj = &graph.objects[service.obj];
         if service.service_type == "LoadBalancer" {
             let type_node =
@@ -498,7 +423,7 @@ pub fn exposures(
 /// The span of a Service's `selector` key (its object if it has none), for labels that say
 /// which Service sends traffic to a workload.
 pub fn service_selector_span(
-    cx: &crate::rule::Context<'_>,
+    cx: &crate::model::Model<'_>,
     service: &crate::k8s::Service,
 ) -> crate::source::Span {
     cx.key_span(service.obj, &["spec", "selector"])

@@ -40,9 +40,7 @@ pub use directives::is_known;
 pub use load::{load_all, Loaded};
 pub use longlived::{LongLived, LONG_LIVED_MARK};
 pub use parse::{Arg, Comment};
-pub use values::{
-    format_duration, parse_size, parse_time, Effective, ValueSource, HTTP11_DEFAULT_SINCE,
-};
+pub use values::{parse_size, parse_time, Effective, ValueSource, HTTP11_DEFAULT_SINCE};
 
 use crate::source::{FileId, Span};
 

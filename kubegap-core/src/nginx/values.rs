@@ -66,29 +66,6 @@ pub fn parse_size(text: &str) -> Option<u64> {
     digits.parse::<u64>().ok()?.checked_mul(factor)
 }
 
-/// Formats a duration the way people write nginx times: `60s`, `5m`, `1h`, `1h30m`, `250ms`.
-pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms == 0 {
-        return "0s".into();
-    }
-    if ms % 1000 != 0 {
-        return format!("{ms}ms");
-    }
-    let mut secs = ms / 1000;
-    if secs <= 120 {
-        return format!("{secs}s");
-    }
-    let mut out = String::new();
-    for (unit, size) in [("d", 86_400u128), ("h", 3_600), ("m", 60), ("s", 1)] {
-        if secs >= size {
-            out.push_str(&format!("{}{unit}", secs / size));
-            secs %= size;
-        }
-    }
-    out
-}
-
 /// Where an effective value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ValueSource {

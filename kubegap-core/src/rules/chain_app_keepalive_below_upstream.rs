@@ -146,7 +146,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             format!(
                 "`{}` may close idle connections after {} ({}), but {} keeps pooled connections to it for {}: with the shorter default, requests sent as the app closes a connection get 502",
                 a.name,
-                crate::chain::fmt_secs(keep.secs.low),
+                crate::value::duration::format_secs(keep.secs.low),
                 keep.source,
                 u.name,
                 pool.show()
@@ -166,7 +166,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         f.help(format!(
             "make the application's keep-alive longer than {} (e.g. {}), or shorten the pool in front",
             pool.secs.show(),
-            crate::chain::fmt_secs(pool.secs.high + 5.0)
+            crate::value::duration::format_secs(pool.secs.high + 5.0)
         ));
     }
 }

@@ -109,7 +109,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     }
     // Node's headersTimeout against its keepAliveTimeout, per workload.
     for w in &cx.k8s.workloads {
-        let Some(found) = app::detect(cx, w, None) else {
+        let Some(found) = app::detect(&cx.chain_stage(), w, None) else {
             continue;
         };
         let Some((headers, span)) = found.headers_timeout else {
@@ -122,7 +122,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             span,
             format!(
                 "`headersTimeout` {} is not above `keepAliveTimeout` {} ({}): Node closes kept-alive connections early",
-                app::fmt_secs(headers),
+                crate::value::duration::format_secs(headers),
                 found.secs.show(),
                 found.source
             ),

@@ -11,7 +11,8 @@ declare_rule! {
     /// ## What it does
     /// For routes that declare `kubegap.io/ping-interval` (how often clients or servers send a
     /// WebSocket ping) or `kubegap.io/session-lifetime` (how long a session should last), on the
-    /// Service or the workload, it checks every hop of the chain: idle limits (load balancer
+    /// Ingress or Route, the Service, the workload or its pod template (the first of these in
+    /// that order wins, as in every rule), it checks every hop of the chain: idle limits (load balancer
     /// idle timeouts, proxy read timeouts, HAProxy `timeout tunnel`/`server`) must be above the
     /// ping interval, and lifetime limits (a GCP backend's `timeoutSec`, which caps a WebSocket's
     /// whole life, or a reload deadline) must be at least the session lifetime.

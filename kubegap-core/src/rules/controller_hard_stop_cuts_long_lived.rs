@@ -1,9 +1,10 @@
 //! `controller-hard-stop-cuts-long-lived`: a HAProxy-based controller's hard stop cuts
 //! long-lived routes at every reload.
 
-use crate::controllers::{Model, Product};
-use crate::reload::{format_ms, outlives};
+use crate::controllers::Product;
+use crate::reload::outlives;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A long-lived route (WebSocket, SSE, gRPC stream) served by a HAProxy-based controller
@@ -80,7 +81,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for route in &model.routes {
         let Some(product) = route.binding.as_ref().map(|b| b.product) else {
             continue;

@@ -1,9 +1,10 @@
 //! `controller-hard-stop-without-close-spread`: haproxy-ingress closes every remaining
 //! connection at the same instant when `timeout-stop` expires.
 
-use crate::controllers::{Model, Product};
-use crate::reload::{close_spread_gap, format_ms, SpreadGap};
+use crate::controllers::Product;
+use crate::reload::{close_spread_gap, SpreadGap};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A haproxy-ingress controller whose hard stop (`timeout-stop`, 10m by default) is not
@@ -74,7 +75,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for c in &model.controllers {
         if c.product != Product::HaproxyIngress {
             continue;

@@ -1,7 +1,7 @@
 //! `controller-static-order-roundrobin`: round-robin over a fixed server order restarts at the
 //! same pod on every reload.
 
-use crate::controllers::{Model, Product, Source};
+use crate::controllers::{Product, Source};
 use crate::reload::restarts_at_first_server;
 use crate::rule::prelude::*;
 
@@ -77,7 +77,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for c in &model.controllers {
         let Some(balance) = &c.settings.balance else {
             continue;

@@ -5,10 +5,12 @@ use std::collections::BTreeMap;
 
 use crate::controllers::Product;
 use crate::diff::{DiffContext, Side};
-use crate::haproxy::{format_ms, logic, HaproxyConfig};
+use crate::haproxy::{logic, HaproxyConfig};
 use crate::k8s::ObjId;
-use crate::nginx::{format_duration, NginxConfig};
+use crate::nginx::NginxConfig;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
+use crate::value::duration::format_std;
 
 declare_rule! {
     /// A change to a haproxy.cfg, an nginx config or an ingress controller's ConfigMap reloads
@@ -242,7 +244,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             cx.head.span(at),
             format!(
                 "this change reloads the nginx of {name}: `worker_shutdown_timeout` {} ({}) cuts the long-lived connections of {}, which the change does not touch",
-                format_duration(shutdown.value),
+                format_std(shutdown.value),
                 shutdown.source.describe(&cx.head.ws.files),
                 logic::enumerate(&untouched),
             ),

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::haproxy::{format_ms, format_timeout, logic, LongLived};
+use crate::haproxy::{logic, LongLived};
 use crate::rule::prelude::*;
+use crate::value::duration::{format_ms, format_timeout};
 
 declare_rule! {
     /// `hard-stop-after` cuts long-lived connections (WebSockets, tunnels, long TCP sessions)
@@ -94,9 +95,9 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         let Some((hard_stop, hard_stop_line)) = view.global_time("hard-stop-after") else {
             continue;
         };

@@ -1,8 +1,9 @@
 //! `haproxy-hard-stop-without-close-spread`: at the hard stop, every old connection dies at
 //! the same instant.
 
-use crate::haproxy::{cite, format_ms, logic};
+use crate::haproxy::{cite, logic};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A hard stop is in effect over long-lived proxies without a `close-spread-time` shorter
@@ -82,9 +83,9 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let version = cx.settings.haproxy_version.as_ref();
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(version);
         let Some((hard_stop, hard_stop_line)) = view.global_time("hard-stop-after") else {
             continue;
         };

@@ -93,9 +93,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         return;
     }
     let option_exists = version.is_none_or(|v| v.at_least(&[2, 6]));
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(version);
         for (index, section) in view.proxies() {
             if !section.kind.has_frontend() {
                 continue;

@@ -67,9 +67,9 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         let websocket = view.websocket_proxies();
         for (index, section) in view.backends() {
             let Some(reason) = view.long_lived(index, &websocket, logic::is_long_lived) else {

@@ -1,8 +1,9 @@
 //! `haproxy-no-old-process-deadline`: without `hard-stop-after`, old processes live as long
 //! as their longest connection and keep serving a stale configuration.
 
-use crate::haproxy::{cite, format_timeout, logic, Line, SectionKind};
+use crate::haproxy::{cite, logic, Line, SectionKind};
 use crate::rule::prelude::*;
+use crate::value::duration::format_timeout;
 
 declare_rule! {
     /// No `hard-stop-after` while tunnel or client timeouts are long (≥ 10 min or infinite)
@@ -104,9 +105,9 @@ fn describe(file: &crate::source::SourceFile, line: &Line, limit: Option<u64>) -
 const MAX_LABELS: usize = 3;
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         if let Some(line) = view.global("hard-stop-after") {
             // `hard-stop-after 0` means no deadline; a variable or an invalid value is not
             // second-guessed.

@@ -87,8 +87,8 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
-        let view = config.view(cx.settings.haproxy_version.as_ref());
+    for view in cx.haproxy_views {
+        let config = view.config;
         if view.proxies().next().is_none() {
             continue;
         }

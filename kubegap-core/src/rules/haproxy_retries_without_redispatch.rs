@@ -1,8 +1,9 @@
 //! `haproxy-retries-without-redispatch`: retries hammer the same dead server, and the worst
 //! case stall is `(retries + 1) × timeout connect`.
 
-use crate::haproxy::{format_ms, logic, Server};
+use crate::haproxy::{logic, Server};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A backend that retries connections (3 times by default) without
@@ -93,9 +94,9 @@ fn is_loopback(host: &str) -> bool {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         for (index, section) in view.backends() {
             let servers: u64 = Server::total(&view.servers(index));
             if servers == 0 {

@@ -88,9 +88,9 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         for (index, section) in view.backends() {
             let balance = view.balance(index);
             if !logic::restarts_at_first_server(balance.value) {

@@ -1,7 +1,8 @@
 //! `haproxy-timeout-without-unit`: a bare number is milliseconds, and `3600` is 3.6 seconds.
 
-use crate::haproxy::{format_ms, logic, parse_time, Line, SectionKind};
+use crate::haproxy::{logic, parse_time, Line, SectionKind};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A `timeout`, `hard-stop-after` or `close-spread-time` value without a unit that is
@@ -66,8 +67,8 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
-        let view = config.view(cx.settings.haproxy_version.as_ref());
+    for view in cx.haproxy_views {
+        let config = view.config;
         for (index, section) in config.sections.iter().enumerate() {
             let value_at = |line: &Line| -> Option<usize> {
                 match (section.kind, line.keyword()) {

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::haproxy::{cite, format_timeout, logic, Line};
+use crate::haproxy::{cite, logic, Line};
 use crate::rule::prelude::*;
+use crate::value::duration::format_timeout;
 
 declare_rule! {
     /// A long `timeout tunnel` (≥ 5 min) without `timeout client-fin`.
@@ -73,9 +74,9 @@ declare_rule! {
 type TunnelGroup<'a> = (&'a Line, Option<u64>, Vec<String>);
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         // Frontends that route to each backend.
         let mut routed_from: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let by_name = view.backends_by_name();

@@ -82,9 +82,9 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for config in cx.haproxy {
+    for view in cx.haproxy_views {
+        let config = view.config;
         let file = cx.files.get(config.file);
-        let view = config.view(cx.settings.haproxy_version.as_ref());
         for (index, route) in view.websocket_proxies() {
             if view.timeout(index, "tunnel").line.is_some() {
                 continue;

@@ -1,6 +1,6 @@
 //! `ingress-annotation-ignored`: another controller's annotations on an Ingress.
 
-use crate::controllers::{Model, Product, RouteKind, Via};
+use crate::controllers::{Product, RouteKind, Via};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -73,7 +73,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     let reader = crate::controllers::Reader {
         graph: cx.k8s,
         documents: cx.documents,

@@ -1,8 +1,9 @@
 //! `ingress-nginx-shutdown-vs-grace`: the controller pod is killed before nginx drains.
 
-use crate::controllers::{defaults, Model, Product, Source};
-use crate::reload::{format_ms, grace_covers_shutdown, GRACE_MARGIN_MS};
+use crate::controllers::{defaults, Product, Source};
+use crate::reload::{grace_covers_shutdown, GRACE_MARGIN_MS};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// An ingress-nginx controller pod whose `terminationGracePeriodSeconds` is shorter than
@@ -71,7 +72,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for c in &model.controllers {
         if c.product != Product::IngressNginx {
             continue;

@@ -1,8 +1,9 @@
 //! `ingress-nginx-ws-timeout-capped-by-worker-shutdown`: proxy timeouts above the reload deadline.
 
-use crate::controllers::{Controller, Model, Product, RouteKind, Setting, Source};
-use crate::reload::{format_ms, outlives};
+use crate::controllers::{Controller, Product, RouteKind, Setting, Source};
+use crate::reload::outlives;
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// An ingress-nginx Ingress whose proxy read or send timeout is longer than the
@@ -182,7 +183,7 @@ fn report(
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for route in &model.routes {
         if route.kind != RouteKind::Ingress
             || route.binding.as_ref().map(|b| b.product) != Some(Product::IngressNginx)

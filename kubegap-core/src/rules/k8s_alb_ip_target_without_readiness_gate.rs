@@ -1,6 +1,6 @@
 //! `k8s-alb-ip-target-without-readiness-gate`: ALB IP targets without the pod readiness gate.
 
-use crate::controllers::{Model, Product, Reader, RouteKind};
+use crate::controllers::{Product, Reader, RouteKind};
 use crate::rule::prelude::*;
 
 const GATE_LABEL: &str = "elbv2.k8s.aws/pod-readiness-gate-inject";
@@ -88,7 +88,7 @@ fn gated(cx: &Context<'_>, reader: &Reader<'_>, namespace: &str) -> bool {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     let reader = Reader {
         graph: cx.k8s,
         documents: cx.documents,

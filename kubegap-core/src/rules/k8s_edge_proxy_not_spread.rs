@@ -118,7 +118,6 @@ pub(crate) fn proxy_kind(image: &str) -> Option<&'static str> {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = cx.links;
     for workload in &cx.k8s.workloads {
         if !pod::has_replicas(&cx.obj(workload.obj).kind) {
             continue;
@@ -136,14 +135,15 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         // image is as often a web server or a sidecar, so it needs a LoadBalancer or NodePort
         // Service in front as evidence that it receives outside traffic.
         let controller = proxy.contains("ingress controller") || proxy.contains("router");
-        let exposed = links
+        let exposed = cx
+            .k8s
             .services_of(workload)
             .iter()
             .any(|s| matches!(s.service_type.as_str(), "LoadBalancer" | "NodePort"));
         if !controller && !exposed {
             continue;
         }
-        let Some((count, hpa)) = pod::max_replicas(cx.k8s, cx.documents, links, workload) else {
+        let Some((count, hpa)) = pod::max_replicas(cx.k8s, cx.documents, workload) else {
             continue;
         };
         if count < 2 || pod::is_spread(cx.k8s, cx.documents, workload) {

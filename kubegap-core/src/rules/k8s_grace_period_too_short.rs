@@ -149,13 +149,9 @@ fn gke_draining<'a>(
 
 /// The longest known drain of a load balancer in front of the pods: AWS IP targets
 /// (deregistration delay, default 300 s) or GKE connection draining.
-fn lb_delay<'a>(
-    cx: &Context<'a>,
-    links: &pod::Links<'_>,
-    workload: &crate::k8s::Workload,
-) -> Option<Drain<'a>> {
+fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Drain<'a>> {
     let mut best: Option<Drain<'a>> = None;
-    for exposure in pod::exposures(cx.k8s, cx.documents, links, workload) {
+    for exposure in pod::exposures(cx.k8s, cx.documents, workload) {
         if let Some((seconds, node, label)) = gke_draining(cx, exposure.service) {
             if best.as_ref().is_none_or(|b| seconds > b.seconds) {
                 best = Some(Drain {
@@ -215,7 +211,6 @@ fn lb_delay<'a>(
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = cx.links;
     for workload in &cx.k8s.workloads {
         if matches!(cx.obj(workload.obj).kind.as_str(), "Job" | "CronJob") {
             continue;
@@ -257,7 +252,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 sleep + 15
             ));
         }
-        let Some(drain) = lb_delay(cx, links, workload) else {
+        let Some(drain) = lb_delay(cx, workload) else {
             continue;
         };
         let delay = drain.seconds;

@@ -94,20 +94,18 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     if cx.k8s.pdbs.is_empty() && !cx.settings.complete {
         return;
     }
-    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if kind != "Deployment" && kind != "StatefulSet" {
             continue;
         }
-        let Some((service, replicas)) = pod::served_replicas(cx.k8s, cx.documents, links, workload)
-        else {
+        let Some((service, replicas)) = pod::served_replicas(cx.k8s, cx.documents, workload) else {
             continue;
         };
         if replicas.count < 2 {
             continue;
         }
-        if links.has_pdb(workload) {
+        if cx.k8s.has_pdb(workload) {
             continue;
         }
         let span = replicas.at().map_or_else(

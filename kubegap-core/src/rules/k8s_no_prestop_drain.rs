@@ -129,13 +129,12 @@ fn other_hook(hook: NodeRef<'_>) -> Option<(String, NodeRef<'_>)> {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if matches!(kind, "Job" | "CronJob") {
             continue;
         }
-        let exposures = pod::exposures(cx.k8s, cx.documents, links, workload);
+        let exposures = pod::exposures(cx.k8s, cx.documents, workload);
         let Some(exposure) = exposures.first() else {
             continue;
         };

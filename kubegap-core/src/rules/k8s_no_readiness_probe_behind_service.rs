@@ -90,14 +90,13 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = cx.links;
     for workload in &cx.k8s.workloads {
         // A kustomize patch beside its base may add the probe.
         if workload.patched.probes {
             continue;
         }
         // Metrics-only Services send no user traffic.
-        let services = links.traffic_services_of(workload);
+        let services = cx.k8s.traffic_services_of(workload);
         let Some(service) = services.first() else {
             continue;
         };

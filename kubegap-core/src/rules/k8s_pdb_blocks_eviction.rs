@@ -76,7 +76,6 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = cx.links;
     for pdb in &cx.k8s.pdbs {
         let describe = cx.describe(pdb.obj);
         if let Some(at) = pdb.max_unavailable {
@@ -112,7 +111,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         }
         let mut counts = Vec::new();
         for w in &targets {
-            match pod::min_replicas(cx.k8s, cx.documents, links, w) {
+            match pod::min_replicas(cx.k8s, cx.documents, w) {
                 Some(r) => counts.push((*w, r)),
                 // A DaemonSet or an unreadable count: the total is unknown.
                 None => break,

@@ -85,7 +85,6 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         return;
     };
     let nodes = i64::from(nodes);
-    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let anti = pod::host_anti_affinity(cx.k8s, cx.documents, workload);
         let Some(term) = anti.required.first() else {
@@ -99,7 +98,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let help = "use a preferred anti-affinity term or `topologySpreadConstraints` with `whenUnsatisfiable: ScheduleAnyway`, or add nodes";
         let nodes_note =
             format!("the cluster has {nodes} schedulable node(s) (`--nodes` or the configuration)");
-        if let Some(hpa) = links.hpa_of(workload) {
+        if let Some(hpa) = cx.k8s.hpa_of(workload) {
             let Some(max) = hpa.max_replicas.filter(|m| *m > nodes) else {
                 continue;
             };

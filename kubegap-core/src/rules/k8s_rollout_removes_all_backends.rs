@@ -158,14 +158,12 @@ fn single_writer_claim(cx: &Context<'_>, workload: &crate::k8s::Workload) -> boo
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let links = cx.links;
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         let Some((type_path, max_path, default_max)) = strategy_paths(kind) else {
             continue;
         };
-        let Some((service, replicas)) = pod::served_replicas(cx.k8s, cx.documents, links, workload)
-        else {
+        let Some((service, replicas)) = pod::served_replicas(cx.k8s, cx.documents, workload) else {
             continue;
         };
         if replicas.count < 1 {

@@ -2,12 +2,12 @@
 
 use crate::controllers::lb::{for_service, LbKind, LoadBalancer};
 use crate::controllers::{
-    long_lived, LongLived, Model, Reader, Setting, PING_INTERVAL_ANNOTATION,
-    SESSION_LIFETIME_ANNOTATION,
+    long_lived, LongLived, Reader, Setting, PING_INTERVAL_ANNOTATION, SESSION_LIFETIME_ANNOTATION,
 };
 use crate::k8s::ObjId;
-use crate::reload::{format_ms, idle_survives_ping, lifetime_cap_cuts, MIN_WEBSOCKET_LIFETIME_MS};
+use crate::reload::{idle_survives_ping, lifetime_cap_cuts, MIN_WEBSOCKET_LIFETIME_MS};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A long-lived route behind a GCP load balancer whose `timeoutSec` caps each WebSocket's
@@ -169,7 +169,7 @@ fn check_case(cx: &Context<'_>, sink: &mut Sink, case: Case<'_>) {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for route in &model.routes {
         let (Some(long_lived), Some(lb)) = (&route.long_lived, &route.lb) else {
             continue;

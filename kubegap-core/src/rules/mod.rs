@@ -2,6 +2,8 @@
 
 use crate::rule::Rule;
 
+pub(crate) mod helpers;
+
 mod chain_app_keepalive_below_upstream;
 mod chain_gcp_backend_keepalive;
 mod chain_keepalive_ordering;

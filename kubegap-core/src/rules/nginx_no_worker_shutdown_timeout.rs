@@ -1,7 +1,7 @@
 //! `nginx-no-worker-shutdown-timeout`: long-lived locations and no deadline for old workers.
 
 use crate::rule::prelude::*;
-use crate::rules::nginx_websocket_missing_upgrade::primary_span;
+use crate::rules::helpers::nginx::primary_span;
 
 declare_rule! {
     /// A complete nginx.conf proxies WebSockets but sets no `worker_shutdown_timeout`.

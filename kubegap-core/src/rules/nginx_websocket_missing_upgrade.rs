@@ -1,7 +1,8 @@
 //! `nginx-websocket-missing-upgrade`: a WebSocket location that does not pass the handshake on.
 
-use crate::nginx::{DirectiveId, NginxConfig, ValueSource};
+use crate::nginx::{NginxConfig, ValueSource};
 use crate::rule::prelude::*;
+use crate::rules::helpers::nginx::primary_span;
 
 declare_rule! {
     /// A location proxies WebSocket traffic without passing the `Upgrade` handshake to the upstream.
@@ -165,19 +166,5 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                  `map $http_upgrade $connection_upgrade { default upgrade; '' close; }`)",
             );
         }
-    }
-}
-
-/// The `location` line, or the `proxy_pass` when it is not inside a location.
-pub(crate) fn primary_span(
-    cfg: &NginxConfig,
-    location: DirectiveId,
-    proxy_pass: DirectiveId,
-) -> Span {
-    let loc = cfg.get(location);
-    if loc.name == "location" {
-        loc.span
-    } else {
-        cfg.get(proxy_pass).span
     }
 }

@@ -1,9 +1,10 @@
 //! `nginx-websocket-read-timeout-default`: a WebSocket location that closes idle sockets after a
 //! minute or less.
 
-use crate::nginx::{format_duration, ValueSource};
+use crate::nginx::ValueSource;
 use crate::rule::prelude::*;
-use crate::rules::nginx_websocket_missing_upgrade::primary_span;
+use crate::rules::helpers::nginx::primary_span;
+use crate::value::duration::format_std;
 
 declare_rule! {
     /// A WebSocket location keeps `proxy_read_timeout` at 60 seconds or less.
@@ -85,7 +86,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     "`{}` proxies WebSockets but closes them after {} without upstream data \
                      (`proxy_read_timeout`, {})",
                     cfg.describe(ll.location),
-                    format_duration(timeout.value),
+                    format_std(timeout.value),
                     timeout.source.describe(cx.files)
                 ),
             );

@@ -1,8 +1,8 @@
 //! `nginx-worker-shutdown-cuts-long-lived`: reloads end WebSockets before their read timeout.
 
-use crate::nginx::format_duration;
 use crate::rule::prelude::*;
-use crate::rules::nginx_websocket_missing_upgrade::primary_span;
+use crate::rules::helpers::nginx::primary_span;
+use crate::value::duration::format_std;
 
 declare_rule! {
     /// `worker_shutdown_timeout` is shorter than a WebSocket location's read timeout.
@@ -94,9 +94,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     "every reload cuts the WebSockets of `{}` after {} (`worker_shutdown_timeout`, \
                      {}), before their read timeout of {} (`proxy_read_timeout`, {})",
                     cfg.describe(ll.location),
-                    format_duration(shutdown.value),
+                    format_std(shutdown.value),
                     shutdown.source.describe(cx.files),
-                    format_duration(read.value),
+                    format_std(read.value),
                     read.source.describe(cx.files),
                 ),
             );

@@ -1,9 +1,10 @@
 //! `route-long-lived-defaults`: a long-lived OpenShift Route on the router's short defaults, or
 //! with a tunnel timeout the hard stop overrides.
 
-use crate::controllers::{Model, RouteKind};
-use crate::reload::{format_ms, idle_survives_ping, outlives};
+use crate::controllers::RouteKind;
+use crate::reload::{idle_survives_ping, outlives};
 use crate::rule::prelude::*;
+use crate::value::duration::format_ms;
 
 declare_rule! {
     /// A long-lived OpenShift Route that relies on the router's 30 s server and client
@@ -70,7 +71,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let model = Model::of(cx);
+    let model = cx.controllers;
     for route in &model.routes {
         if route.kind != RouteKind::Route {
             continue;

@@ -10,6 +10,78 @@
 //! | Azure `azure-load-balancer-tcp-idle-timeout` | integer | **minutes** |
 //!
 //! (DOMAIN.md §4.0: "Unit normalisation is itself a source of bugs.")
+//!
+//! Every duration in the model is a number of milliseconds (`u64`), whatever the product wrote;
+//! the timeout chains keep seconds as `f64` ranges and print through [`format_secs`].
+//!
+//! ## One format in messages
+//!
+//! Every message prints durations with [`format_ms`], so one value reads the same in every rule:
+//!
+//! | value | printed |
+//! |---|---|
+//! | zero | `0s` |
+//! | below one second | milliseconds: `500ms` |
+//! | not a whole number of seconds | seconds with up to three decimals: `1.5s`, `3.6s` |
+//! | whole seconds below 10 minutes | seconds: `5s`, `90s`, `240s` |
+//! | 10 minutes or more | hours, minutes, seconds, zero parts left out: `10m`, `1h30m`, `24h`, `10m30s` |
+//!
+//! A value written `4m` in a config is printed `240s`; `1h30m`, written `5400s` or `90m`, is
+//! printed `1h30m`. Days are printed as hours (`48h`), as Go and Kubernetes print them.
+
+/// Formats milliseconds in the one message format (see the module documentation): `0s`,
+/// `500ms`, `1.5s`, `240s`, `10m`, `1h30m`, `24h`.
+pub fn format_ms(ms: u64) -> String {
+    if ms == 0 {
+        return "0s".to_string();
+    }
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    if ms % 1000 != 0 {
+        let text = format!("{}.{:03}", ms / 1000, ms % 1000);
+        return format!("{}s", text.trim_end_matches('0'));
+    }
+    let secs = ms / 1000;
+    if secs < 600 {
+        return format!("{secs}s");
+    }
+    let mut out = String::new();
+    for (n, unit) in [(secs / 3600, "h"), (secs / 60 % 60, "m"), (secs % 60, "s")] {
+        if n > 0 {
+            out.push_str(&format!("{n}{unit}"));
+        }
+    }
+    out
+}
+
+/// Formats an optional timeout: `None` (no limit) is `infinite`.
+pub fn format_timeout(ms: Option<u64>) -> String {
+    match ms {
+        Some(ms) => format_ms(ms),
+        None => "infinite".to_string(),
+    }
+}
+
+/// Formats seconds (the chains' unit) like [`format_ms`], rounded to the millisecond.
+pub fn format_secs(secs: f64) -> String {
+    format_ms(secs_to_ms(secs))
+}
+
+/// Formats a [`std::time::Duration`] (the nginx model's unit) like [`format_ms`].
+pub fn format_std(d: std::time::Duration) -> String {
+    format_ms(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Seconds to milliseconds, rounded; negative or non-finite values are 0.
+fn secs_to_ms(secs: f64) -> u64 {
+    if secs.is_finite() && secs > 0.0 {
+        // Saturating cast: anything beyond u64 is far beyond MAX_MS anyway.
+        (secs * 1000.0).round() as u64
+    } else {
+        0
+    }
+}
 
 /// A product's duration parser: text to milliseconds.
 pub type Parser = fn(&str) -> Option<u64>;
@@ -119,6 +191,17 @@ pub fn go(text: &str) -> Option<u64> {
     parse(text, BareUnit::Seconds)
 }
 
+/// `kubegap.io/*` declarations and `.kubegap.yaml` durations: Go-style (`1m30s`, `90s`,
+/// `1.5h`, `500ms`), a bare number is seconds. Returned in seconds, the chains' unit.
+pub fn declared_secs(text: &str) -> Option<f64> {
+    let bare = unquote(text);
+    if let Ok(secs) = bare.parse::<f64>() {
+        // `0.5`: a bare decimal number of seconds.
+        return (secs.is_finite() && secs >= 0.0 && secs * 1000.0 <= MAX_MS as f64).then_some(secs);
+    }
+    go(text).map(|ms| ms as f64 / 1000.0)
+}
+
 /// Whole seconds (AWS attributes, GKE `timeoutSec`, `terminationGracePeriodSeconds`).
 pub fn seconds(text: &str) -> Option<u64> {
     whole_number(text, BareUnit::Seconds)
@@ -176,5 +259,32 @@ mod tests {
         assert_eq!(haproxy("1h30m"), None, "HAProxy takes one unit only");
         assert_eq!(haproxy("30days"), None);
         assert_eq!(haproxy("${TIMEOUT}"), None);
+        assert_eq!(declared_secs("1m30s"), Some(90.0));
+        assert_eq!(declared_secs("90s"), Some(90.0));
+        assert_eq!(declared_secs("90"), Some(90.0));
+        assert_eq!(declared_secs("500ms"), Some(0.5));
+        assert_eq!(declared_secs("-5s"), None);
+    }
+
+    #[test]
+    fn one_format() {
+        assert_eq!(format_ms(0), "0s");
+        assert_eq!(format_ms(500), "500ms");
+        assert_eq!(format_ms(1500), "1.5s");
+        assert_eq!(format_ms(3600), "3.6s");
+        assert_eq!(format_ms(50_000), "50s");
+        assert_eq!(format_ms(90_000), "90s");
+        assert_eq!(format_ms(240_000), "240s");
+        assert_eq!(format_ms(599_000), "599s");
+        assert_eq!(format_ms(600_000), "10m");
+        assert_eq!(format_ms(630_000), "10m30s");
+        assert_eq!(format_ms(1_800_000), "30m");
+        assert_eq!(format_ms(3_600_000), "1h");
+        assert_eq!(format_ms(5_400_000), "1h30m");
+        assert_eq!(format_ms(86_400_000), "24h");
+        assert_eq!(format_timeout(None), "infinite");
+        assert_eq!(format_secs(0.5), "500ms");
+        assert_eq!(format_secs(5400.0), "1h30m");
+        assert_eq!(format_std(std::time::Duration::from_secs(120)), "120s");
     }
 }
