@@ -1,8 +1,9 @@
 //! The rule registry. Every rule lives in its own file; [`RULES`] lists them all, sorted by id.
 
-use crate::rule::Rule;
-
+/// What several rules share (no rule imports another rule's file).
 pub(crate) mod helpers;
+
+use crate::rule::Rule;
 
 mod chain_app_keepalive_below_upstream;
 mod chain_gcp_backend_keepalive;
