@@ -121,8 +121,8 @@ fn value_spans(
     let mut out: std::collections::BTreeMap<FileId, Vec<(u32, u32)>> = Default::default();
     for doc in documents.iter().filter(|d| wanted.contains(&d.file)) {
         let spans = out.entry(doc.file).or_default();
-        for node in doc.nodes.iter() {
-            if let Some(style) = node.style() {
+        for (id, node) in (0..).zip(doc.nodes.iter()) {
+            if let Some(style) = doc.style(id) {
                 if style != ScalarStyle::Plain {
                     spans.push((node.start, node.end));
                 }
