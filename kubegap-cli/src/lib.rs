@@ -239,10 +239,6 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
     settings.report_unused_suppressions = out.report_unused_suppressions;
     let blank_stdin = empty::blank_stdin(&discovered.inputs);
     let (mut report, spent) = kubegap_core::engine::lint_keeping(discovered.inputs, &settings);
-    // The process exits right after this function: freeing the model (documents, graph,
-    // chains: millions of small allocations) would cost about a tenth of a run on a large
-    // stream for memory the operating system takes back at exit anyway.
-    std::mem::forget(spent);
     // A path that could not be read is already an error (exit 2 below), not "nothing to lint".
     if !args.allow_empty && discovered.errors.is_empty() {
         if let Some(problem) = empty::nothing_to_lint(&report, blank_stdin) {
@@ -254,7 +250,7 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         Ok(applied) => applied,
         Err(code) => return code,
     };
-    helm_place::apply(&mut report, review.chart.as_deref());
+    helm_place::apply(&mut report, spent.documents(), review.chart.as_deref());
     let mut text = render(&report, out, &settings);
     if let Some(applied) = &applied {
         match out.format {
@@ -271,9 +267,11 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
     } else {
         exit_code(&report, out.fail_on)
     };
-    // The output is flushed and the process exits with `code`: the report and its sources
-    // are not freed either (see `spent` above).
-    std::mem::forget((report, text));
+    // The output is flushed and the process exits with `code` right after this function:
+    // freeing the model (documents, graph, chains: millions of small allocations), the report
+    // and the output would cost about a tenth of a run on a large stream, for memory the
+    // operating system takes back at exit anyway.
+    std::mem::forget((spent, report, text));
     code
 }
 

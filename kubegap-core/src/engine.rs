@@ -261,12 +261,19 @@ pub fn check(workspace: Workspace, settings: &Settings) -> Report {
 /// the controllers model, the proxy configs and the chains. Dropping it frees millions of
 /// small allocations (about a tenth of a run on a 51 MB stream).
 pub struct Spent {
-    _documents: Vec<Document>,
+    documents: Vec<Document>,
     _graph: Graph,
     _controllers: crate::controllers::Model,
     _haproxy: Vec<HaproxyConfig>,
     _nginx: Vec<NginxConfig>,
     _chains: Vec<crate::chain::Chain>,
+}
+
+impl Spent {
+    /// The run's YAML documents, in file order (the files of its [`Report`]).
+    pub fn documents(&self) -> &[Document] {
+        &self.documents
+    }
 }
 
 /// [`check`], handing back what the run no longer needs instead of freeing it, so that a
@@ -347,7 +354,7 @@ pub fn check_keeping(workspace: Workspace, settings: &Settings) -> (Report, Spen
         summary,
     };
     let spent = Spent {
-        _documents: documents,
+        documents,
         _graph: graph,
         _controllers: controllers,
         _haproxy: haproxy,
