@@ -68,6 +68,7 @@ fn main() {
     let mb = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6;
     let (mut parse, mut graph, mut all) = (Vec::new(), Vec::new(), Vec::new());
     let mut parse_cpu = Vec::new();
+    let (mut events_cpu, mut events_nc_cpu) = (Vec::new(), Vec::new());
     let mut tree: (usize, usize, usize) = (0, 0, 0);
     for _ in 0..rounds {
         let t = Instant::now();
@@ -86,6 +87,25 @@ fn main() {
                 .map(|d| d.heap_size() + std::mem::size_of::<kubegap_core::yaml::Document>())
                 .sum(),
         );
+        // granit-parser alone (events, no tree), with and without comment events: the
+        // ceiling of the tree's throughput.
+        for (comments, out) in [(true, &mut events_cpu), (false, &mut events_nc_cpu)] {
+            let cpu = thread_cpu();
+            let mut count = 0usize;
+            for text in &texts {
+                let options = granit_parser::options! {
+                    flow_nesting_limit: 512,
+                    block_nesting_limit: 512,
+                    emit_comments: comments,
+                };
+                let mut parser = granit_parser::Parser::new_from_str_with_options(text, options);
+                while let Some(Ok(_)) = parser.next_event() {
+                    count += 1;
+                }
+            }
+            std::hint::black_box(count);
+            out.push(thread_cpu() - cpu);
+        }
         if parse_only {
             continue;
         }
@@ -122,6 +142,12 @@ fn main() {
     println!(
         "yaml parse CPU time:   {pc:.3} s = {:.1} MB/s per core",
         mb / pc
+    );
+    let (ec, enc) = (median(events_cpu), median(events_nc_cpu));
+    println!(
+        "granit-parser events only, CPU: {ec:.3} s = {:.1} MB/s; without comment events {enc:.3} s = {:.1} MB/s",
+        mb / ec,
+        mb / enc
     );
     println!(
         "tree: {} documents, {} nodes, {:.1} MB besides the text ({:.2} bytes per input byte)",

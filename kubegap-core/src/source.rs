@@ -113,6 +113,8 @@ impl SourceFile {
                 line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
             }
         }
+        // Kept for the whole run: no spare capacity.
+        line_starts.shrink_to_fit();
         SourceFile {
             name: name.into(),
             path,
