@@ -799,6 +799,8 @@ impl<'t> Builder<'t> {
         while !self.stack.is_empty() {
             self.close(end);
         }
+        let mut tags = std::mem::take(&mut self.tags);
+        tags.shrink_to_fit();
         let doc = Document {
             file: self.file,
             index: self.index,
@@ -811,8 +813,8 @@ impl<'t> Builder<'t> {
             start: self.start,
             end,
             origin: self.origin.take(),
-            duplicates: std::mem::take(&mut self.duplicates),
-            tags: std::mem::take(&mut self.tags),
+            duplicates: self.duplicates.as_slice().to_vec(),
+            tags,
         };
         self.abort();
         Some(doc)
