@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use kubegap_core::fingerprint::{document_of, node_path, Seg};
+use kubegap_core::yaml::Document;
 use kubegap_core::{FileId, FileKind, Label, Report, SourceFile, Span};
 
 /// The message of the label that keeps a placed finding's rendered position.
@@ -184,11 +185,11 @@ pub fn walk(text: &str, path: &[Seg]) -> (usize, usize, usize, bool) {
 }
 
 /// Moves findings of Helm-rendered documents onto their templates; returns how many moved.
-pub fn apply(report: &mut Report, chart: Option<&Path>) -> usize {
+/// `documents` are the run's YAML documents (of `report.files`, in file order).
+pub fn apply(report: &mut Report, documents: &[Document], chart: Option<&Path>) -> usize {
     if report.findings.iter().all(|f| f.origin.is_none()) {
         return 0;
     }
-    let documents = kubegap_core::diff::reparse(&report.files, &report.findings);
     let mut templates: BTreeMap<String, Option<FileId>> = BTreeMap::new();
     let mut moved = 0;
     for i in 0..report.findings.len() {
@@ -208,7 +209,7 @@ pub fn apply(report: &mut Report, chart: Option<&Path>) -> usize {
             )))
         });
         let Some(id) = id else { continue };
-        let Some(doc) = document_of(&documents, span) else {
+        let Some(doc) = document_of(documents, span) else {
             continue;
         };
         let (_, path) = node_path(doc, span.start);

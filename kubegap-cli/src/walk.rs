@@ -48,9 +48,13 @@ impl Default for Limits {
     }
 }
 
-/// Peak memory per input byte, as measured (docs/RELIABILITY.md, "Bounded memory"): the YAML
-/// tree and the haproxy model cost up to ~25 bytes per input byte today; rounded up.
-pub const MEMORY_PER_INPUT_BYTE: u64 = 30;
+/// Peak memory per input byte, as measured (release, `/usr/bin/time -v`, 2026-11-30;
+/// docs/PERFORMANCE.md "YAML tree (issue #13)", docs/RELIABILITY.md "Memory"): a YAML stream
+/// peaks at 7.7 × its size (51 MB: 390 MB, 100 MB: 770 MB, was 13 ×) since the YAML tree
+/// holds spans instead of copies; an haproxy.cfg of 300,000 `server` lines at 21.4 × (14.6 MB:
+/// 312 MB), the largest factor measured, so the estimate covers it; rounded up. It can drop to
+/// about 8 when the haproxy model does.
+pub const MEMORY_PER_INPUT_BYTE: u64 = 24;
 /// Memory kubegap needs whatever the input (binary, rule tables, output buffers).
 pub const MEMORY_BASE: u64 = 50 << 20;
 

@@ -29,12 +29,12 @@ fn schema_in_docs_is_generated_from_the_code() {
 /// A YAML node as JSON, typed as YAML 1.2's core schema types plain scalars.
 fn to_json(node: NodeRef<'_>) -> Value {
     let node = node.resolve();
-    match &node.doc.nodes[node.id as usize].kind {
+    match node.kind() {
         NodeKind::Scalar(text, style) => {
-            if *style != ScalarStyle::Plain {
+            if style != ScalarStyle::Plain {
                 return Value::String(text.to_string());
             }
-            match &**text {
+            match text {
                 "true" => Value::Bool(true),
                 "false" => Value::Bool(false),
                 "null" | "~" | "" => Value::Null,

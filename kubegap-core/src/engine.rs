@@ -223,7 +223,8 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
             }
         })
         .collect();
-    let mut documents = Vec::new();
+    // Exact size: the documents live to the end of the run.
+    let mut documents = Vec::with_capacity(parsed.iter().map(|(d, _, _)| d.len()).sum());
     let mut haproxy = Vec::new();
     for (docs, config, errors) in parsed {
         documents.extend(docs);
@@ -257,6 +258,34 @@ pub fn chains(inputs: Vec<Input>, settings: &Settings) -> (SourceMap, Vec<crate:
 
 /// Runs every enabled rule over a workspace and returns the sorted report.
 pub fn check(workspace: Workspace, settings: &Settings) -> Report {
+    let (report, spent) = check_keeping(workspace, settings);
+    drop(spent);
+    report
+}
+
+/// What a run no longer needs once its report exists: the YAML documents, the object graph,
+/// the controllers model, the proxy configs and the chains. Dropping it frees millions of
+/// small allocations (about a tenth of a run on a 51 MB stream).
+pub struct Spent {
+    documents: Vec<Document>,
+    _graph: Graph,
+    _controllers: crate::controllers::Model,
+    _haproxy: Vec<HaproxyConfig>,
+    _nginx: Vec<NginxConfig>,
+    _chains: Vec<crate::chain::Chain>,
+}
+
+impl Spent {
+    /// The run's YAML documents, in file order (the files of its [`Report`]).
+    pub fn documents(&self) -> &[Document] {
+        &self.documents
+    }
+}
+
+/// [`check`], handing back what the run no longer needs instead of freeing it, so that a
+/// process that exits right after printing the report can skip freeing it (the CLI passes it
+/// to [`std::mem::forget`]; the operating system takes the memory back at exit at once).
+pub fn check_keeping(workspace: Workspace, settings: &Settings) -> (Report, Spent) {
     // The layers, in typed stages: model → chains (from model + controllers) → context.
     let model = workspace.model(settings);
     let chains = workspace.chains(settings);
@@ -323,11 +352,30 @@ pub fn check(workspace: Workspace, settings: &Settings) -> Report {
             .filter(|f| f.severity == crate::finding::Severity::Info)
             .count(),
     };
-    Report {
-        files: workspace.files,
+    drop(haproxy_views);
+    let Workspace {
+        files,
+        documents,
+        graph,
+        controllers,
+        haproxy,
+        nginx,
+        parse_findings: _,
+    } = workspace;
+    let report = Report {
+        files,
         findings,
         summary,
-    }
+    };
+    let spent = Spent {
+        documents,
+        _graph: graph,
+        _controllers: controllers,
+        _haproxy: haproxy,
+        _nginx: nginx,
+        _chains: chains,
+    };
+    (report, spent)
 }
 
 fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32, u32, &'a str)> {
@@ -380,4 +428,10 @@ fn origin_of(documents: &[Document], span: Span) -> Option<String> {
 pub fn lint(inputs: Vec<Input>, settings: &Settings) -> Report {
     let workspace = load(inputs, settings);
     check(workspace, settings)
+}
+
+/// [`lint`] for a process about to exit: see [`check_keeping`].
+pub fn lint_keeping(inputs: Vec<Input>, settings: &Settings) -> (Report, Spent) {
+    let workspace = load(inputs, settings);
+    check_keeping(workspace, settings)
 }

@@ -142,14 +142,15 @@ pub fn node_path(doc: &Document, offset: u32) -> (Option<String>, Vec<Seg>) {
     };
     // Bounded by the document's depth: every step goes into a strictly nested node.
     for _ in 0..doc.nodes.len() {
-        match &doc.nodes[cur as usize].kind {
+        match doc.kind(cur) {
             NodeKind::Map(entries) => {
                 if let Some(id) = identity(doc, cur) {
                     object = Some(id);
                     path.clear();
                 }
                 let mut next = None;
-                for (k, v) in entries {
+                for kv in entries.chunks_exact(2) {
+                    let (k, v) = (&kv[0], &kv[1]);
                     let key = doc.node(*k).as_str().unwrap_or("?").to_string();
                     if contains(*k) {
                         path.push(Seg::Key(key));

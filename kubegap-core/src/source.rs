@@ -1,6 +1,7 @@
 //! Source files, byte spans, and the one place where byte offsets become lines and columns.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Index of a file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -87,8 +88,9 @@ pub struct SourceFile {
     pub name: String,
     /// The path on disk, when there is one (used to resolve includes).
     pub path: Option<PathBuf>,
-    /// The text. Invalid UTF-8 was replaced (and reported) when the file was loaded.
-    pub text: String,
+    /// The text. Invalid UTF-8 was replaced (and reported) when the file was loaded. Shared
+    /// with the YAML documents parsed from it, whose scalars are spans into it.
+    pub text: Arc<str>,
     /// The kind of configuration.
     pub kind: FileKind,
     line_starts: Vec<u32>,
@@ -111,10 +113,12 @@ impl SourceFile {
                 line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
             }
         }
+        // Kept for the whole run: no spare capacity.
+        line_starts.shrink_to_fit();
         SourceFile {
             name: name.into(),
             path,
-            text,
+            text: Arc::from(text),
             kind,
             line_starts,
         }

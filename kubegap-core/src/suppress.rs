@@ -16,7 +16,7 @@ use crate::nginx::NginxConfig;
 use crate::rule::finding;
 use crate::rules::{PARSE_ERROR, UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION};
 use crate::source::{FileId, FileKind, SourceMap, Span};
-use crate::yaml::{Document, NodeKind, ScalarStyle};
+use crate::yaml::{Document, ScalarStyle};
 
 const MARK: &str = "kubegap-ignore:";
 /// The annotation that exempts an object from rules.
@@ -121,9 +121,9 @@ fn value_spans(
     let mut out: std::collections::BTreeMap<FileId, Vec<(u32, u32)>> = Default::default();
     for doc in documents.iter().filter(|d| wanted.contains(&d.file)) {
         let spans = out.entry(doc.file).or_default();
-        for node in &doc.nodes {
-            if let NodeKind::Scalar(_, style) = &node.kind {
-                if *style != ScalarStyle::Plain {
+        for (id, node) in (0..).zip(doc.nodes.iter()) {
+            if let Some(style) = doc.style(id) {
+                if style != ScalarStyle::Plain {
                     spans.push((node.start, node.end));
                 }
             }

@@ -169,9 +169,9 @@ fn canon_into(node: NodeRef<'_>, out: &mut String, depth: usize) {
         return;
     }
     let node = node.resolve();
-    match &node.doc.nodes[node.id as usize].kind {
+    match node.kind() {
         NodeKind::Scalar(s, _) => {
-            out.push_str(&serde_json::to_string(&**s).unwrap_or_default());
+            out.push_str(&serde_json::to_string(s).unwrap_or_default());
         }
         NodeKind::Seq(_) => {
             out.push('[');
@@ -309,7 +309,7 @@ fn config_texts(ws: &Workspace, names: &[String]) -> BTreeMap<String, String> {
     ws.files
         .iter()
         .filter(|(_, f)| f.kind != FileKind::Yaml)
-        .map(|(id, f)| (names[id.0 as usize].clone(), f.text.clone()))
+        .map(|(id, f)| (names[id.0 as usize].clone(), f.text.to_string()))
         .collect()
 }
 
@@ -447,7 +447,7 @@ pub fn compare(
         files.add(SourceFile::new(
             f.name.clone(),
             f.path.clone(),
-            f.text.clone(),
+            f.text.to_string(),
             f.kind,
         ));
     }

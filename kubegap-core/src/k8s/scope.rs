@@ -233,7 +233,7 @@ mod tests {
         for (i, (_, text)) in files.iter().enumerate() {
             let id = FileId(u32::try_from(i).unwrap_or_default());
             ids.push(id);
-            let (d, _) = crate::yaml::parse(id, text);
+            let (d, _) = crate::yaml::parse(id, *text);
             docs.extend(d);
         }
         let names: Vec<(FileId, &str)> =

@@ -140,8 +140,8 @@ fn changed_text<'a>(
         .files
         .iter()
         .find(|(id, _)| name_of(&cx.base, *id) == name)?;
-    let base = cx.base.ws.files.get(base_id).text.as_str();
-    let head = cx.head.ws.files.get(head_file).text.as_str();
+    let base = &*cx.base.ws.files.get(base_id).text;
+    let head = &*cx.head.ws.files.get(head_file).text;
     (base != head).then_some((base, head))
 }
 

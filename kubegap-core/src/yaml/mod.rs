@@ -1,12 +1,19 @@
-//! The YAML layer: granit-parser events fed into an arena tree that kubegap owns.
+//! The YAML layer: granit-parser events fed into a flat, span-based tree that kubegap owns.
 //!
-//! Why this design (measurements in `docs/DEPENDENCIES.md`): granit-parser gives exact byte
-//! spans for every key and value, comment events (for Helm's `# Source:`), nesting limits and
-//! per-document error recovery. The tree keeps raw scalar text and style so kubegap decides
-//! typing; aliases stay links (never expanded, so alias bombs cost nothing); duplicate keys are
-//! recorded with both positions; every walk over it is iterative or depth-bounded.
+//! Why this design (measurements in `docs/DEPENDENCIES.md` and `docs/PERFORMANCE.md`):
+//! granit-parser gives exact byte spans for every key and value, comment events (for Helm's
+//! `# Source:`), nesting limits and per-document error recovery. The tree has the shape of
+//! rapidyaml's: one small [`Node`] per key, value or item in one exact-size array per document,
+//! the children of every collection as a contiguous range of one shared per-document array,
+//! and scalars as spans into the file's text, not copies. Only a scalar whose value differs
+//! from its source slice (escapes, folding, block scalars) has its value stored, in one side
+//! buffer per document. A [`Document`] holds its file's text (shared, [`Arc<str>`]) so that
+//! [`NodeRef::as_str`] needs nothing else. The tree keeps raw scalar text and style so kubegap
+//! decides typing; aliases stay links (never expanded, so alias bombs cost nothing); duplicate
+//! keys are recorded with both positions; every walk over it is iterative or depth-bounded.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use granit_parser::{Event, Parser, ScanError};
 
@@ -26,6 +33,46 @@ const ALIAS_HOPS: usize = 16;
 /// would otherwise make a lookup exponential (a "billion laughs" of merge keys).
 const MERGE_BUDGET: usize = 1_000;
 
+/// Text that documents can hold: an [`Arc<str>`] (a [`crate::SourceFile`]'s text) is shared,
+/// anything else is copied once.
+pub trait SharedText {
+    /// The text as an [`Arc<str>`].
+    fn into_shared(self) -> Arc<str>;
+}
+
+impl SharedText for Arc<str> {
+    fn into_shared(self) -> Arc<str> {
+        self
+    }
+}
+
+impl SharedText for &Arc<str> {
+    fn into_shared(self) -> Arc<str> {
+        Arc::clone(self)
+    }
+}
+
+impl SharedText for &str {
+    fn into_shared(self) -> Arc<str> {
+        Arc::from(self)
+    }
+}
+
+impl SharedText for String {
+    fn into_shared(self) -> Arc<str> {
+        Arc::from(self)
+    }
+}
+
+impl SharedText for &String {
+    fn into_shared(self) -> Arc<str> {
+        Arc::from(self.as_str())
+    }
+}
+
+/// "No value here": a scalar read from its source slice, or an alias to an unknown anchor.
+const NONE: u32 = u32::MAX;
+
 /// How a scalar was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarStyle {
@@ -41,28 +88,79 @@ pub enum ScalarStyle {
     Folded,
 }
 
-/// A node's content.
-#[derive(Clone, Debug)]
-pub enum NodeKind {
+/// A node's content, borrowed from its [`Document`] (see [`NodeRef::kind`]).
+#[derive(Clone, Copy, Debug)]
+pub enum NodeKind<'a> {
     /// A scalar with its value after escape processing and its style.
-    Scalar(Box<str>, ScalarStyle),
-    /// A sequence.
-    Seq(Vec<NodeId>),
-    /// A mapping, keys in source order (duplicates kept).
-    Map(Vec<(NodeId, NodeId)>),
+    Scalar(&'a str, ScalarStyle),
+    /// A sequence: its items.
+    Seq(&'a [NodeId]),
+    /// A mapping: keys and values alternating (`[k0, v0, k1, v1, …]`), in source order,
+    /// duplicates kept.
+    Map(&'a [NodeId]),
     /// An alias to an anchored node of the same document (`None` if the anchor was unknown).
     Alias(Option<NodeId>),
 }
 
-/// One YAML node with its byte span.
-#[derive(Clone, Debug)]
+/// What a node is, one byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Kind {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+    Seq,
+    Map,
+    Alias,
+}
+
+impl Kind {
+    fn style(self) -> Option<ScalarStyle> {
+        Some(match self {
+            Kind::Plain => ScalarStyle::Plain,
+            Kind::SingleQuoted => ScalarStyle::SingleQuoted,
+            Kind::DoubleQuoted => ScalarStyle::DoubleQuoted,
+            Kind::Literal => ScalarStyle::Literal,
+            Kind::Folded => ScalarStyle::Folded,
+            Kind::Seq | Kind::Map | Kind::Alias => return None,
+        })
+    }
+
+    fn of_style(style: granit_parser::ScalarStyle) -> Kind {
+        match style {
+            granit_parser::ScalarStyle::SingleQuoted => Kind::SingleQuoted,
+            granit_parser::ScalarStyle::DoubleQuoted => Kind::DoubleQuoted,
+            granit_parser::ScalarStyle::Literal => Kind::Literal,
+            granit_parser::ScalarStyle::Folded => Kind::Folded,
+            _ => Kind::Plain,
+        }
+    }
+
+    /// Bytes of quoting around a scalar's value in its source slice.
+    fn quote_len(self) -> usize {
+        match self {
+            Kind::SingleQuoted | Kind::DoubleQuoted => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// One YAML node with its byte span: 16 bytes, plus one byte of kind in a parallel array
+/// (4.3 M nodes per 51 MB of `helm template` output).
+///
+/// `a` and `b` mean, by kind: a scalar read from its source slice `a == NONE`; a scalar with a
+/// stored value `values[a..b]` of its document; a collection `children[a..a + b]`; an alias
+/// its target (`NONE` when the anchor was unknown).
+#[derive(Clone, Copy, Debug)]
 pub struct Node {
-    /// Content.
-    pub kind: NodeKind,
-    /// Start byte offset.
+    /// Start byte offset in the file.
     pub start: u32,
-    /// End byte offset.
+    /// End byte offset in the file.
     pub end: u32,
+    a: u32,
+    b: u32,
 }
 
 /// One YAML document of a stream.
@@ -72,8 +170,17 @@ pub struct Document {
     pub file: FileId,
     /// Its index in the file (0-based), counting every document.
     pub index: u32,
-    /// The arena.
-    pub nodes: Vec<Node>,
+    /// The text of the whole file (shared with the [`crate::SourceFile`] and every other
+    /// document of the file): scalars are spans into it.
+    text: Arc<str>,
+    /// The nodes, in document order (a collection before its children), exact size.
+    pub nodes: Box<[Node]>,
+    /// The kind of each node (kept apart so that a node is 16 bytes, not 20).
+    kinds: Box<[Kind]>,
+    /// Children of every collection, each collection's a contiguous range.
+    children: Box<[NodeId]>,
+    /// Values of the scalars that differ from their source slice, concatenated.
+    values: Box<str>,
     /// The root node (`None` for an empty document).
     pub root: Option<NodeId>,
     /// Byte range of the document in its file.
@@ -107,6 +214,11 @@ impl Document {
         NodeRef { doc: self, id }
     }
 
+    /// The text of the file the document is in.
+    pub fn text(&self) -> &Arc<str> {
+        &self.text
+    }
+
     /// The span of a node.
     pub fn span(&self, id: NodeId) -> Span {
         let n = &self.nodes[id as usize];
@@ -115,6 +227,60 @@ impl Document {
             start: n.start,
             end: n.end,
         }
+    }
+
+    /// Bytes this document holds on the heap besides the shared text (nodes, children, stored
+    /// values, origin, duplicates, tags), for memory estimates and benchmarks.
+    pub fn heap_size(&self) -> usize {
+        std::mem::size_of_val(&*self.nodes)
+            + self.kinds.len()
+            + std::mem::size_of_val(&*self.children)
+            + self.values.len()
+            + self.origin.as_ref().map_or(0, |(o, _)| o.capacity())
+            + self.duplicates.capacity() * std::mem::size_of::<(NodeId, NodeId)>()
+            + self
+                .tags
+                .iter()
+                .map(|(_, t)| std::mem::size_of::<(NodeId, String)>() + t.capacity())
+                .sum::<usize>()
+    }
+
+    /// The scalar style of a node, `None` for collections and aliases (not followed).
+    pub fn style(&self, id: NodeId) -> Option<ScalarStyle> {
+        self.kinds[id as usize].style()
+    }
+
+    /// What a node is (aliases not followed).
+    pub fn kind(&self, id: NodeId) -> NodeKind<'_> {
+        let n = &self.nodes[id as usize];
+        let kind = self.kinds[id as usize];
+        match kind {
+            Kind::Seq => NodeKind::Seq(self.children_of(n)),
+            Kind::Map => NodeKind::Map(self.children_of(n)),
+            Kind::Alias => NodeKind::Alias((n.a != NONE).then_some(n.a)),
+            scalar => NodeKind::Scalar(
+                scalar_text(&self.text, &self.values, n, kind),
+                scalar.style().unwrap_or(ScalarStyle::Plain),
+            ),
+        }
+    }
+
+    fn children_of(&self, n: &Node) -> &[NodeId] {
+        let first = n.a as usize;
+        self.children
+            .get(first..first + n.b as usize)
+            .unwrap_or(&[])
+    }
+}
+
+/// The value of a scalar node: its source slice (without quotes) or its stored value.
+fn scalar_text<'a>(text: &'a str, values: &'a str, n: &Node, kind: Kind) -> &'a str {
+    if n.a == NONE {
+        let q = kind.quote_len();
+        text.get(n.start as usize + q..(n.end as usize).saturating_sub(q))
+            .unwrap_or("")
+    } else {
+        values.get(n.a as usize..n.b as usize).unwrap_or("")
     }
 }
 
@@ -132,18 +298,27 @@ impl<'a> NodeRef<'a> {
         &self.doc.nodes[self.id as usize]
     }
 
+    fn raw_kind(&self) -> Kind {
+        self.doc.kinds[self.id as usize]
+    }
+
+    /// What this node is (aliases not followed; see [`NodeRef::resolve`]).
+    pub fn kind(&self) -> NodeKind<'a> {
+        self.doc.kind(self.id)
+    }
+
     /// Follows aliases (bounded). Returns `self` for non-aliases.
     pub fn resolve(self) -> NodeRef<'a> {
         let mut cur = self;
         for _ in 0..ALIAS_HOPS {
-            match cur.raw().kind {
-                NodeKind::Alias(Some(target)) => {
-                    cur = NodeRef {
-                        doc: cur.doc,
-                        id: target,
-                    }
-                }
-                _ => return cur,
+            let n = cur.raw();
+            if cur.raw_kind() == Kind::Alias && n.a != NONE {
+                cur = NodeRef {
+                    doc: cur.doc,
+                    id: n.a,
+                };
+            } else {
+                return cur;
             }
         }
         cur
@@ -156,18 +331,15 @@ impl<'a> NodeRef<'a> {
 
     /// The scalar value (any style), after resolving aliases.
     pub fn as_str(&self) -> Option<&'a str> {
-        match &self.resolve().raw().kind {
-            NodeKind::Scalar(s, _) => Some(&**s),
-            _ => None,
-        }
+        let r = self.resolve();
+        let kind = r.raw_kind();
+        kind.style()
+            .map(|_| scalar_text(&r.doc.text, &r.doc.values, r.raw(), kind))
     }
 
     /// The scalar style.
     pub fn style(&self) -> Option<ScalarStyle> {
-        match &self.resolve().raw().kind {
-            NodeKind::Scalar(_, style) => Some(*style),
-            _ => None,
-        }
+        self.resolve().raw_kind().style()
     }
 
     /// Whether this is a plain (unquoted) scalar.
@@ -202,32 +374,34 @@ impl<'a> NodeRef<'a> {
 
     /// Whether this is a mapping (after resolving aliases).
     pub fn is_map(&self) -> bool {
-        matches!(self.resolve().raw().kind, NodeKind::Map(_))
+        self.resolve().raw_kind() == Kind::Map
+    }
+
+    /// Children of a collection of `kind` (after resolving aliases); empty for anything else.
+    fn children(&self, kind: Kind) -> &'a [NodeId] {
+        let r = self.resolve();
+        if r.raw_kind() == kind {
+            r.doc.children_of(r.raw())
+        } else {
+            &[]
+        }
     }
 
     /// Items of a sequence (after resolving aliases); empty for anything else.
     pub fn items(&self) -> impl Iterator<Item = NodeRef<'a>> + 'a {
-        let resolved = self.resolve();
         let doc = self.doc;
-        let items: &'a [NodeId] = match &resolved.raw().kind {
-            NodeKind::Seq(items) => items,
-            _ => &[],
-        };
-        items.iter().map(move |id| NodeRef { doc, id: *id })
+        self.children(Kind::Seq)
+            .iter()
+            .map(move |id| NodeRef { doc, id: *id })
     }
 
     /// Explicit entries of a mapping as (key, value), in source order. Merge keys (`<<`) are
     /// not expanded here; use [`NodeRef::get`] or [`NodeRef::entries`].
     pub fn own_entries(&self) -> impl Iterator<Item = (NodeRef<'a>, NodeRef<'a>)> + 'a {
-        let resolved = self.resolve();
         let doc = self.doc;
-        let entries: &'a [(NodeId, NodeId)] = match &resolved.raw().kind {
-            NodeKind::Map(entries) => entries,
-            _ => &[],
-        };
-        entries
-            .iter()
-            .map(move |(k, v)| (NodeRef { doc, id: *k }, NodeRef { doc, id: *v }))
+        self.children(Kind::Map)
+            .chunks_exact(2)
+            .map(move |kv| (NodeRef { doc, id: kv[0] }, NodeRef { doc, id: kv[1] }))
     }
 
     /// Entries of a mapping including those merged with `<<` (explicit keys win), bounded.
@@ -292,16 +466,29 @@ impl<'a> NodeRef<'a> {
             return None;
         }
         *budget -= 1;
-        let mut merges = Vec::new();
-        for (k, v) in self.own_entries() {
+        let doc = self.doc;
+        let pairs = self.children(Kind::Map);
+        // Most mappings have no merge key: look for the key first, then for merges only when
+        // it is absent (the first explicit match wins either way, as merged keys never
+        // override explicit ones).
+        let mut has_merge = false;
+        for kv in pairs.chunks_exact(2) {
+            let k = NodeRef { doc, id: kv[0] };
             match k.as_str() {
-                Some(s) if s == key => return Some((k, v)),
-                Some("<<") if k.is_plain() => merges.push(v),
+                Some(s) if s == key => return Some((k, NodeRef { doc, id: kv[1] })),
+                Some("<<") if k.is_plain() => has_merge = true,
                 _ => {}
             }
         }
-        for m in merges {
-            let m = m.resolve();
+        if !has_merge {
+            return None;
+        }
+        for kv in pairs.chunks_exact(2) {
+            let k = NodeRef { doc, id: kv[0] };
+            if k.as_str() != Some("<<") || !k.is_plain() {
+                continue;
+            }
+            let m = NodeRef { doc, id: kv[1] }.resolve();
             if m.is_map() {
                 if let Some(found) = m.get_entry_depth(key, depth + 1, budget) {
                     return Some(found);
@@ -351,95 +538,176 @@ pub fn parse_int(s: &str) -> Option<i64> {
 }
 
 struct Frame {
+    /// The collection.
     node: NodeId,
-    pending_key: Option<NodeId>,
+    /// Where its children start in [`Builder::pending`].
+    base: usize,
 }
 
-struct Builder {
+/// Builds the documents of one stream (or chunk) one after another, reusing its buffers; each
+/// finished [`Document`] gets exact-size copies, so no spare capacity is kept.
+struct Builder<'t> {
     file: FileId,
+    /// The whole file: offsets are absolute.
+    text: &'t Arc<str>,
+    /// Whether a document is open.
+    open: bool,
     index: u32,
-    nodes: Vec<Node>,
+    start: u32,
     root: Option<NodeId>,
+    origin: Option<(String, Span)>,
+    nodes: Vec<Node>,
+    kinds: Vec<Kind>,
+    children: Vec<NodeId>,
+    values: String,
+    /// Children of the open collections, innermost last.
+    pending: Vec<NodeId>,
     stack: Vec<Frame>,
     anchors: HashMap<usize, NodeId>,
-    start: u32,
-    origin: Option<(String, Span)>,
     duplicates: Vec<(NodeId, NodeId)>,
     tags: Vec<(NodeId, String)>,
 }
 
-impl Builder {
-    fn new(file: FileId, index: u32, start: u32) -> Builder {
+/// Maps with more keys than this find duplicates through a hash map, smaller ones by comparing
+/// every pair (no allocation; most manifest mappings have a handful of keys).
+const SMALL_MAP: usize = 16;
+
+impl<'t> Builder<'t> {
+    fn new(file: FileId, text: &'t Arc<str>) -> Builder<'t> {
         Builder {
             file,
-            index,
-            nodes: Vec::new(),
+            text,
+            open: false,
+            index: 0,
+            start: 0,
             root: None,
+            origin: None,
+            nodes: Vec::new(),
+            kinds: Vec::new(),
+            children: Vec::new(),
+            values: String::new(),
+            pending: Vec::new(),
             stack: Vec::new(),
             anchors: HashMap::new(),
-            start,
-            origin: None,
             duplicates: Vec::new(),
             tags: Vec::new(),
         }
     }
 
-    fn push(
-        &mut self,
-        kind: NodeKind,
-        start: u32,
-        end: u32,
-        anchor: usize,
-        tag: Option<String>,
-    ) -> NodeId {
+    /// Starts a document (dropping any unfinished one).
+    fn begin(&mut self, index: u32, start: u32, origin: Option<(String, Span)>) {
+        self.abort();
+        self.open = true;
+        self.index = index;
+        self.start = start;
+        self.origin = origin;
+    }
+
+    /// Drops the open document, if any (after a syntax error).
+    fn abort(&mut self) {
+        self.open = false;
+        self.root = None;
+        self.origin = None;
+        self.nodes.clear();
+        self.kinds.clear();
+        self.children.clear();
+        self.values.clear();
+        self.pending.clear();
+        self.stack.clear();
+        self.anchors.clear();
+        self.duplicates.clear();
+        self.tags.clear();
+    }
+
+    fn push(&mut self, node: Node, kind: Kind, anchor: usize, tag: Option<String>) -> NodeId {
         let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
-        self.nodes.push(Node { kind, start, end });
+        self.nodes.push(node);
+        self.kinds.push(kind);
         if let Some(tag) = tag {
             self.tags.push((id, tag));
         }
         if anchor != 0 {
             self.anchors.insert(anchor, id);
         }
-        match self.stack.last_mut() {
-            None => {
-                if self.root.is_none() {
-                    self.root = Some(id);
-                }
+        if self.stack.is_empty() {
+            if self.root.is_none() {
+                self.root = Some(id);
             }
-            Some(frame) => {
-                let parent = frame.node as usize;
-                match &mut self.nodes[parent].kind {
-                    NodeKind::Seq(items) => items.push(id),
-                    NodeKind::Map(entries) => match frame.pending_key.take() {
-                        None => frame.pending_key = Some(id),
-                        Some(key) => entries.push((key, id)),
-                    },
-                    _ => {}
-                }
-            }
+        } else {
+            self.pending.push(id);
         }
         id
     }
 
-    fn close(&mut self, end: u32, text: &str) {
+    fn scalar(
+        &mut self,
+        value: &str,
+        kind: Kind,
+        start: u32,
+        end: u32,
+        anchor: usize,
+        tag: Option<String>,
+    ) {
+        // The value is the source slice (minus quotes) unless escapes, folding or a block
+        // scalar's indentation made it differ: only then is it stored.
+        let q = kind.quote_len();
+        let in_source = !matches!(kind, Kind::Literal | Kind::Folded)
+            && self
+                .text
+                .get(start as usize + q..(end as usize).saturating_sub(q))
+                == Some(value);
+        let (a, b) = if in_source {
+            (NONE, 0)
+        } else {
+            let a = u32::try_from(self.values.len()).unwrap_or(NONE - 1);
+            self.values.push_str(value);
+            let b = u32::try_from(self.values.len()).unwrap_or(NONE - 1);
+            (a, b)
+        };
+        let node = Node { start, end, a, b };
+        self.push(node, kind, anchor, tag);
+    }
+
+    fn open_collection(
+        &mut self,
+        kind: Kind,
+        start: u32,
+        end: u32,
+        anchor: usize,
+        tag: Option<String>,
+    ) {
+        let node = Node {
+            start,
+            end,
+            a: 0,
+            b: 0,
+        };
+        let id = self.push(node, kind, anchor, tag);
+        self.stack.push(Frame {
+            node: id,
+            base: self.pending.len(),
+        });
+    }
+
+    fn close(&mut self, end: u32) {
         let Some(frame) = self.stack.pop() else {
             return;
         };
         let id = frame.node as usize;
+        let is_map = self.kinds[id] == Kind::Map;
+        if is_map && (self.pending.len() - frame.base) % 2 == 1 {
+            // A key without a value (cannot happen in a well-formed event stream).
+            self.pending.pop();
+        }
         // Block collections end where the next token starts; trim trailing blanks.
         let start = self.nodes[id].start as usize;
         let mut end = (end as usize).max(start);
-        let bytes = text.as_bytes();
+        let bytes = self.text.as_bytes();
         // Never end before the last child (a block scalar may hold lines that look like comments).
-        let floor = match &self.nodes[id].kind {
-            NodeKind::Seq(items) => items.last().map(|c| self.nodes[*c as usize].end as usize),
-            NodeKind::Map(entries) => entries
-                .last()
-                .map(|(_, v)| self.nodes[*v as usize].end as usize),
-            _ => None,
-        }
-        .unwrap_or(start)
-        .max(start);
+        let floor = self.pending[frame.base..]
+            .last()
+            .map_or(start, |c| self.nodes[*c as usize].end as usize)
+            .max(start);
         loop {
             while end > floor && end <= bytes.len() && bytes[end - 1].is_ascii_whitespace() {
                 end -= 1;
@@ -449,7 +717,10 @@ impl Builder {
             // is not scanned again for every collection that closes on it.
             // (The newline that ends the last child's line may sit just before `floor`.)
             let from = floor.saturating_sub(1).min(end);
-            let Some(newline) = bytes[from..end].iter().rposition(|b| *b == b'\n') else {
+            let Some(newline) = bytes
+                .get(from..end)
+                .and_then(|gap| gap.iter().rposition(|b| *b == b'\n'))
+            else {
                 break;
             };
             let line_start = from + newline + 1;
@@ -462,54 +733,96 @@ impl Builder {
             }
         }
         self.nodes[id].end = u32::try_from(end).unwrap_or(u32::MAX);
-        if let NodeKind::Map(entries) = &self.nodes[id].kind {
-            if entries.len() > 1 {
-                let mut seen: HashMap<&str, NodeId> = HashMap::with_capacity(entries.len());
-                let mut dups = Vec::new();
-                for (k, _) in entries {
-                    if let NodeKind::Scalar(s, style) = &self.nodes[*k as usize].kind {
-                        if *style == ScalarStyle::Plain && &**s == "<<" {
-                            continue;
-                        }
-                        if let Some(first) = seen.get(&**s) {
-                            dups.push((*first, *k));
-                        } else {
-                            seen.insert(&**s, *k);
-                        }
-                    }
+        if is_map {
+            self.find_duplicates(frame.base);
+        }
+        let first = u32::try_from(self.children.len()).unwrap_or(NONE);
+        let count = u32::try_from(self.pending.len() - frame.base).unwrap_or(0);
+        self.children.extend_from_slice(&self.pending[frame.base..]);
+        self.pending.truncate(frame.base);
+        self.nodes[id].a = first;
+        self.nodes[id].b = count;
+    }
+
+    /// Records keys of the mapping whose entries are `pending[base..]` that repeat an earlier
+    /// scalar key (the merge key `<<` excepted), as (first, duplicate).
+    fn find_duplicates(&mut self, base: usize) {
+        let Builder {
+            nodes,
+            kinds,
+            values,
+            text,
+            pending,
+            duplicates,
+            ..
+        } = self;
+        let entries = &pending[base..];
+        if entries.len() < 4 {
+            return;
+        }
+        let key_text = |id: NodeId| -> Option<&str> {
+            let kind = kinds[id as usize];
+            kind.style()?;
+            let s = scalar_text(text, values, &nodes[id as usize], kind);
+            (kind != Kind::Plain || s != "<<").then_some(s)
+        };
+        let keys = || entries.iter().step_by(2);
+        if entries.len() / 2 <= SMALL_MAP {
+            for (i, k) in keys().enumerate() {
+                let Some(s) = key_text(*k) else {
+                    continue;
+                };
+                if let Some(first) = keys().take(i).find(|f| key_text(**f) == Some(s)) {
+                    duplicates.push((*first, *k));
                 }
-                self.duplicates.extend(dups);
+            }
+        } else {
+            let mut seen: HashMap<&str, NodeId> = HashMap::with_capacity(entries.len() / 2);
+            for k in keys() {
+                let Some(s) = key_text(*k) else {
+                    continue;
+                };
+                if let Some(first) = seen.get(s) {
+                    duplicates.push((*first, *k));
+                } else {
+                    seen.insert(s, *k);
+                }
             }
         }
     }
 
-    fn finish(self, end: u32) -> Document {
-        Document {
+    /// Ends the open document and resets the buffers for the next one.
+    fn finish(&mut self, end: u32) -> Option<Document> {
+        if !self.open {
+            return None;
+        }
+        while !self.stack.is_empty() {
+            self.close(end);
+        }
+        let mut tags = std::mem::take(&mut self.tags);
+        tags.shrink_to_fit();
+        let doc = Document {
             file: self.file,
             index: self.index,
-            nodes: self.nodes,
+            text: Arc::clone(self.text),
+            nodes: self.nodes.as_slice().into(),
+            kinds: self.kinds.as_slice().into(),
+            children: self.children.as_slice().into(),
+            values: self.values.as_str().into(),
             root: self.root,
             start: self.start,
             end,
-            origin: self.origin,
-            duplicates: self.duplicates,
-            tags: self.tags,
-        }
+            origin: self.origin.take(),
+            duplicates: self.duplicates.as_slice().to_vec(),
+            tags,
+        };
+        self.abort();
+        Some(doc)
     }
 }
 
 fn byte_of(marker: &granit_parser::Marker) -> u32 {
     u32::try_from(marker.byte_offset().unwrap_or(marker.index())).unwrap_or(u32::MAX)
-}
-
-fn scalar_style(style: granit_parser::ScalarStyle) -> ScalarStyle {
-    match style {
-        granit_parser::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
-        granit_parser::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
-        granit_parser::ScalarStyle::Literal => ScalarStyle::Literal,
-        granit_parser::ScalarStyle::Folded => ScalarStyle::Folded,
-        _ => ScalarStyle::Plain,
-    }
 }
 
 /// Extracts the path of a Helm `# Source: PATH` comment.
@@ -524,11 +837,13 @@ const CHUNK_BYTES: usize = 2 << 20;
 /// Parses a YAML stream, in parallel chunks when it is large (a `helm template` stream on
 /// stdin is one file). The result is identical to [`parse`]: chunks are cut only at a `---`
 /// marker at column 0, which YAML forbids inside any scalar, so no document spans two chunks.
-pub fn parse_stream(file: FileId, text: &str) -> (Vec<Document>, Vec<ParseError>) {
+/// The documents share `text` (pass the file's [`Arc<str>`] to avoid a copy).
+pub fn parse_stream(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     use rayon::prelude::*;
-    let cuts = chunk_starts(text, CHUNK_BYTES);
+    let text: Arc<str> = text.into_shared();
+    let cuts = chunk_starts(&text, CHUNK_BYTES);
     if cuts.len() <= 1 {
-        return parse(file, text);
+        return parse_range(file, &text, 0, text.len());
     }
     let ranges: Vec<(usize, usize)> = cuts
         .iter()
@@ -537,14 +852,14 @@ pub fn parse_stream(file: FileId, text: &str) -> (Vec<Document>, Vec<ParseError>
         .collect();
     let parts: Vec<(Vec<Document>, Vec<ParseError>)> = ranges
         .par_iter()
-        .map(|(start, end)| parse_at(file, &text[*start..*end], *start))
+        .map(|(start, end)| parse_range(file, &text, *start, *end))
         .collect();
-    let mut docs = Vec::new();
+    let mut docs = Vec::with_capacity(parts.iter().map(|(d, _)| d.len()).sum());
     let mut errors = Vec::new();
-    for (mut d, e) in parts {
-        for doc in &mut d {
+    for (d, e) in parts {
+        for mut doc in d {
             doc.index = u32::try_from(docs.len()).unwrap_or(u32::MAX);
-            docs.push(std::mem::replace(doc, Document::empty(file)));
+            docs.push(doc);
         }
         errors.extend(e);
     }
@@ -611,152 +926,108 @@ fn find_marker(bytes: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-impl Document {
-    fn empty(file: FileId) -> Document {
-        Document {
-            file,
-            index: 0,
-            nodes: Vec::new(),
-            root: None,
-            start: 0,
-            end: 0,
-            origin: None,
-            duplicates: Vec::new(),
-            tags: Vec::new(),
-        }
-    }
-
-    fn shift(&mut self, base: u32) {
-        for node in &mut self.nodes {
-            node.start += base;
-            node.end += base;
-        }
-        self.start += base;
-        self.end += base;
-        if let Some((_, span)) = &mut self.origin {
-            span.start += base;
-            span.end += base;
-        }
-    }
-}
-
-fn parse_at(file: FileId, text: &str, base: usize) -> (Vec<Document>, Vec<ParseError>) {
-    let (mut docs, mut errors) = parse(file, text);
-    let base32 = u32::try_from(base).unwrap_or(u32::MAX);
-    if base32 > 0 {
-        for doc in &mut docs {
-            doc.shift(base32);
-        }
-        for e in &mut errors {
-            e.span.start += base32;
-            e.span.end += base32;
-        }
-    }
-    (docs, errors)
-}
-
 /// Parses a YAML stream into documents. Never fails: syntax errors become [`ParseError`]s and
-/// parsing resumes at the next document.
-pub fn parse(file: FileId, text: &str) -> (Vec<Document>, Vec<ParseError>) {
+/// parsing resumes at the next document. The documents hold `text` (shared).
+pub fn parse(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
+    let text: Arc<str> = text.into_shared();
+    parse_range(file, &text, 0, text.len())
+}
+
+/// Parses the whole documents of `text[lo..hi]`, with offsets in `text`.
+fn parse_range(
+    file: FileId,
+    text: &Arc<str>,
+    lo: usize,
+    hi: usize,
+) -> (Vec<Document>, Vec<ParseError>) {
+    let chunk = text.get(lo..hi).unwrap_or("");
+    let base = u32::try_from(lo).unwrap_or(u32::MAX);
+    let at = |marker: &granit_parser::Marker| byte_of(marker).saturating_add(base);
     let options = granit_parser::options! {
         flow_nesting_limit: NESTING_LIMIT,
         block_nesting_limit: NESTING_LIMIT,
     };
-    let mut parser = Parser::new_from_str_with_options(text, options);
+    let mut parser = Parser::new_from_str_with_options(chunk, options);
     let mut docs = Vec::new();
     let mut errors = Vec::new();
-    let mut current: Option<Builder> = None;
+    let mut builder = Builder::new(file, text);
     let mut pending_origin: Option<(String, Span)> = None;
     let mut index = 0u32;
     let mut last_error_at: Option<u32> = None;
+    let error_at = |error: &ScanError| {
+        let mut e = scan_error(file, chunk, error);
+        e.span.start = e.span.start.saturating_add(base);
+        e.span.end = e.span.end.saturating_add(base);
+        e
+    };
     while let Some(next) = parser.next_event() {
         match next {
             Ok((event, span)) => {
-                let start = byte_of(&span.start);
-                let end = byte_of(&span.end);
-                let is_seq = matches!(event, Event::SequenceStart(..));
+                let start = at(&span.start);
+                let end = at(&span.end);
                 match event {
                     Event::StreamStart => {}
                     Event::StreamEnd => break,
                     Event::DocumentStart(..) => {
-                        let mut b = Builder::new(file, index, start);
+                        builder.begin(index, start, pending_origin.take());
                         index += 1;
-                        b.origin = pending_origin.take();
-                        current = Some(b);
                     }
                     Event::DocumentEnd => {
-                        if let Some(b) = current.take() {
-                            docs.push(b.finish(end.max(start)));
-                        }
+                        docs.extend(builder.finish(end.max(start)));
                     }
                     Event::Comment(body, _) => {
                         if let Some(path) = source_comment(&body) {
                             let origin = (path.to_string(), Span { file, start, end });
-                            match current.as_mut() {
-                                Some(b) if b.root.is_none() => b.origin = Some(origin),
-                                Some(_) => pending_origin = Some(origin),
-                                None => pending_origin = Some(origin),
+                            if builder.open && builder.root.is_none() {
+                                builder.origin = Some(origin);
+                            } else {
+                                pending_origin = Some(origin);
                             }
                         }
                     }
-                    Event::Scalar(value, style, anchor, tag) => {
-                        if let Some(b) = current.as_mut() {
-                            let tag = tag.map(|t| t.original());
-                            b.push(
-                                NodeKind::Scalar(
-                                    value.into_owned().into_boxed_str(),
-                                    scalar_style(style),
-                                ),
-                                start,
-                                end,
-                                anchor,
-                                tag,
-                            );
-                        }
+                    Event::Scalar(value, style, anchor, tag) if builder.open => {
+                        let tag = tag.map(|t| t.original());
+                        let kind = Kind::of_style(style);
+                        builder.scalar(&value, kind, start, end, anchor, tag);
                     }
-                    Event::SequenceStart(_, anchor, tag) | Event::MappingStart(_, anchor, tag) => {
-                        if let Some(b) = current.as_mut() {
-                            let kind = if is_seq {
-                                NodeKind::Seq(Vec::new())
-                            } else {
-                                NodeKind::Map(Vec::new())
-                            };
-                            let tag = tag.map(|t| t.original());
-                            let id = b.push(kind, start, end, anchor, tag);
-                            b.stack.push(Frame {
-                                node: id,
-                                pending_key: None,
-                            });
-                        }
+                    Event::SequenceStart(_, anchor, tag) if builder.open => {
+                        let tag = tag.map(|t| t.original());
+                        builder.open_collection(Kind::Seq, start, end, anchor, tag);
                     }
-                    Event::SequenceEnd | Event::MappingEnd => {
-                        if let Some(b) = current.as_mut() {
-                            b.close(end, text);
-                        }
+                    Event::MappingStart(_, anchor, tag) if builder.open => {
+                        let tag = tag.map(|t| t.original());
+                        builder.open_collection(Kind::Map, start, end, anchor, tag);
                     }
-                    Event::Alias(anchor) => {
-                        if let Some(b) = current.as_mut() {
-                            let target = b.anchors.get(&anchor).copied();
-                            b.push(NodeKind::Alias(target), start, end, 0, None);
-                        }
+                    Event::SequenceEnd | Event::MappingEnd if builder.open => {
+                        builder.close(end);
+                    }
+                    Event::Alias(anchor) if builder.open => {
+                        let target = builder.anchors.get(&anchor).copied().unwrap_or(NONE);
+                        let node = Node {
+                            start,
+                            end,
+                            a: target,
+                            b: 0,
+                        };
+                        builder.push(node, Kind::Alias, 0, None);
                     }
                     _ => {}
                 }
             }
             Err(error) => {
-                let at = byte_of(error.marker());
-                errors.push(scan_error(file, text, &error));
-                current = None;
+                let here = at(error.marker());
+                errors.push(error_at(&error));
+                builder.abort();
                 pending_origin = None;
-                if last_error_at == Some(at) {
+                if last_error_at == Some(here) {
                     break;
                 }
-                last_error_at = Some(at);
+                last_error_at = Some(here);
                 match parser.proceed_next_document() {
                     Ok(true) => {}
                     Ok(false) => break,
                     Err(error) => {
-                        errors.push(scan_error(file, text, &error));
+                        errors.push(error_at(&error));
                         break;
                     }
                 }
