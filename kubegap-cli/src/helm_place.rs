@@ -188,7 +188,9 @@ pub fn apply(report: &mut Report, chart: Option<&Path>) -> usize {
     if report.findings.iter().all(|f| f.origin.is_none()) {
         return 0;
     }
-    let documents = kubegap_core::diff::reparse(&report.files, &report.findings);
+    // Parsed again only once a template exists: a rendered stream whose chart is not at hand
+    // (the usual `helm template | kubegap lint -`) is not parsed twice.
+    let mut documents = None;
     let mut templates: BTreeMap<String, Option<FileId>> = BTreeMap::new();
     let mut moved = 0;
     for i in 0..report.findings.len() {
@@ -208,7 +210,9 @@ pub fn apply(report: &mut Report, chart: Option<&Path>) -> usize {
             )))
         });
         let Some(id) = id else { continue };
-        let Some(doc) = document_of(&documents, span) else {
+        let documents = documents
+            .get_or_insert_with(|| kubegap_core::diff::reparse(&report.files, &report.findings));
+        let Some(doc) = document_of(documents, span) else {
             continue;
         };
         let (_, path) = node_path(doc, span.start);

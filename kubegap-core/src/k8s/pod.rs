@@ -132,7 +132,10 @@ pub fn has_replicas(kind: &str) -> bool {
 /// rule that asked them once per workload would be quadratic (or worse) in the input size.
 #[derive(Debug, Default)]
 pub struct Links<'g> {
-    services: BTreeMap<ObjId, Vec<&'g Service>>,
+    /// Distinct lists of selecting Services, by [`Graph::selector_list`] (shared by every
+    /// workload the same Services select: linear in N copies of one release).
+    services: Vec<Vec<&'g Service>>,
+    service_list: BTreeMap<ObjId, usize>,
     hpas: BTreeMap<ObjId, &'g Hpa>,
     pdbs: BTreeMap<ObjId, usize>,
 }
@@ -140,15 +143,18 @@ pub struct Links<'g> {
 impl<'g> Links<'g> {
     /// Resolves Service selectors, HPA targets and PDB selectors over the whole graph.
     pub fn new(graph: &'g Graph) -> Links<'g> {
-        let mut links = Links::default();
-        for service in &graph.services {
-            for workload in graph.service_targets(service) {
-                links
-                    .services
-                    .entry(workload.obj)
-                    .or_default()
-                    .push(service);
+        let mut links = Links {
+            services: vec![Vec::new(); graph.selector_lists()],
+            ..Links::default()
+        };
+        for workload in &graph.workloads {
+            let Some(list) = graph.selector_list(workload) else {
+                continue;
+            };
+            if links.services[list].is_empty() {
+                links.services[list] = graph.services_of(workload);
             }
+            links.service_list.insert(workload.obj, list);
         }
         for hpa in &graph.hpas {
             if let Some(workload) = graph.hpa_target(hpa) {
@@ -165,7 +171,9 @@ impl<'g> Links<'g> {
 
     /// Services that select the workload, in input order.
     pub fn services_of(&self, workload: &Workload) -> &[&'g Service] {
-        self.services.get(&workload.obj).map_or(&[], Vec::as_slice)
+        self.service_list
+            .get(&workload.obj)
+            .map_or(&[], |l| self.services[*l].as_slice())
     }
 
     /// Services that send the workload user traffic: those that select it, except the ones

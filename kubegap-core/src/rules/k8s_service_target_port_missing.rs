@@ -112,7 +112,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .flat_map(|w| w.containers.iter().filter(|c| !c.init))
             .collect();
         let any_declared = containers.iter().any(|c| !c.ports.is_empty());
-        let pods = bounded_list(targets.iter().map(|w| cx.describe(w.obj)));
+        let pods = bounded_list(targets.len(), targets.iter().map(|w| cx.describe(w.obj)));
         for port in &service.ports {
             let (value_span, name, number) = match port.target_port {
                 Some(at) => {
@@ -223,17 +223,12 @@ fn label_containers(cx: &Context<'_>, f: &mut Finding, containers: &[&crate::k8s
 /// The first few items (in input order), then how many more: a Service that selects
 /// thousands of workloads (a stream of copies) gets a note of bounded size, not one that grows
 /// with the input on every finding.
-fn bounded_list(items: impl Iterator<Item = String>) -> String {
+/// The first five of `count` items and how many more: only the five shown are formatted
+/// (a Service selecting 3,200 copies of a release described every one of them).
+fn bounded_list(count: usize, items: impl Iterator<Item = String>) -> String {
     const SHOWN: usize = 5;
-    let mut shown = Vec::new();
-    let mut more = 0usize;
-    for item in items {
-        if shown.len() < SHOWN {
-            shown.push(item);
-        } else {
-            more += 1;
-        }
-    }
+    let shown: Vec<String> = items.take(SHOWN).collect();
+    let more = count.saturating_sub(shown.len());
     let mut text = shown.join(", ");
     if more > 0 {
         text.push_str(&format!(" and {more} more"));
@@ -255,10 +250,10 @@ mod tests {
     #[test]
     fn long_lists_are_bounded() {
         let names = |n: usize| (0..n).map(|i| format!("w{i}"));
-        assert_eq!(bounded_list(names(2)), "w0, w1");
-        assert_eq!(bounded_list(names(5)), "w0, w1, w2, w3, w4");
+        assert_eq!(bounded_list(2, names(2)), "w0, w1");
+        assert_eq!(bounded_list(5, names(5)), "w0, w1, w2, w3, w4");
         assert_eq!(
-            bounded_list(names(3200)),
+            bounded_list(3200, names(3200)),
             "w0, w1, w2, w3, w4 and 3195 more"
         );
     }
