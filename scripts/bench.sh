@@ -61,10 +61,13 @@ times=$out/times.tsv
 # run LABEL COMMAND: one timed run (the command is exec'd by bash, so the measured process is
 # the tool itself); appends label, wall, user, system, max RSS (KB) to times.tsv.
 run() {
-  local label=$1 cmd=$2 t
+  local label=$1 cmd=$2 t start end
   t=$(mktemp)
-  /usr/bin/time -f "%e %U %S %M" -o "$t" bash -c "exec $cmd" > /dev/null 2>&1 || true
-  printf '%s\t%s\n' "$label" "$(tail -1 "$t" | tr ' ' '\t')" >> "$times"
+  start=$EPOCHREALTIME
+  /usr/bin/time -f "%U %S %M" -o "$t" bash -c "exec $cmd" > /dev/null 2>&1 || true
+  end=$EPOCHREALTIME
+  # Wall from bash's microsecond clock; CPU (10 ms resolution) and RSS from time.
+  printf '%s\t%s\t%s\n' "$label" "$(echo "$end - $start" | bc)" "$(tail -1 "$t" | tr ' ' '\t')" >> "$times"
   rm -f "$t"
 }
 # pair NAME A_CMD B_CMD [RUNS]: A B A B ...
@@ -140,6 +143,7 @@ sizes = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[2]))
 def med(rs, i): return statistics.median(r[i] for r in rs)
 def peak(rs): return max(r[2] for r in rs) / 1024
 def fmt_s(s): return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
+def ratio(a, b): return f"{a / b:.1f}x" if b > 0 else "-"
 print()
 print("| comparison | kubegap wall / CPU | peer wall / CPU | ratio wall / CPU | peak RSS kubegap / peer |")
 print("|---|---:|---:|---:|---:|")
@@ -150,7 +154,7 @@ for name in order:
     k, p = r["kubegap"], r["peer"]
     kw, kc, pw, pc = med(k, 0), med(k, 1), med(p, 0), med(p, 1)
     print(f"| {name} | {fmt_s(kw)} / {fmt_s(kc)} | {fmt_s(pw)} / {fmt_s(pc)} | "
-          f"{pw / max(kw, 1e-3):.1f}x / {pc / max(kc, 1e-3):.1f}x | {peak(k):.0f} / {peak(p):.0f} MB |")
+          f"{ratio(pw, kw)} / {ratio(pc, kc)} | {peak(k):.0f} / {peak(p):.0f} MB |")
 print()
 print("| kubegap alone | runs | wall (median) | CPU (median) | peak RSS | RSS / input |")
 print("|---|---:|---:|---:|---:|---:|")
@@ -173,7 +177,7 @@ streams = [n for n in order if n.startswith("helm stream") and n.endswith("1 thr
 if len(streams) > 1:
     print()
     print("Doubling check (helm stream, 1 thread): " + ", ".join(
-        f"{a.split(',')[0][12:]}->{b.split(',')[0][12:]}: CPU x{med(rows[b]['kubegap'], 1) / med(rows[a]['kubegap'], 1):.2f}, "
+        f"{a.split(',')[0][12:]}->{b.split(',')[0][12:]}: CPU x{med(rows[b]['kubegap'], 1) / max(med(rows[a]['kubegap'], 1), 0.01):.2f}, "
         f"RSS x{peak(rows[b]['kubegap']) / peak(rows[a]['kubegap']):.2f}"
         for a, b in zip(streams, streams[1:])))
 one, two = "whole corpus (k8s helm haproxy nginx), 1 thread", "whole corpus (k8s helm haproxy nginx), 2 threads"

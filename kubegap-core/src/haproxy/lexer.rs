@@ -167,7 +167,13 @@ pub fn split_words(file: FileId, line: &str, offset: usize) -> (Vec<Word>, Optio
             }
         }
         words.push(Word {
-            text: String::from_utf8_lossy(&text).into_owned(),
+            text: match String::from_utf8(text) {
+                Ok(mut text) => {
+                    text.shrink_to_fit();
+                    text
+                }
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            },
             span: Span::new(file, offset + start, offset + i),
             quoted,
             symbolic,
@@ -177,6 +183,7 @@ pub fn split_words(file: FileId, line: &str, offset: usize) -> (Vec<Word>, Optio
             break;
         }
     }
+    words.shrink_to_fit();
     (words, error)
 }
 
