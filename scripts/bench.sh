@@ -8,7 +8,8 @@
 #
 # What it does:
 #   1. installs the peers, pinned, into a virtual environment (target/bench/venv) from PyPI:
-#      checkov, yamllint, gixy-ng, pyyaml (with libyaml);
+#      checkov, yamllint, gixy-ng, pyyaml (with libyaml); the PyYAML and gixy-ng runs go through
+#      scripts/bench_pyyaml.py and scripts/bench_gixy.py (one process over every file);
 #   2. builds kubegap in release mode;
 #   3. generates the inputs in target/bench/inputs: the `helm template` stream of
 #      scripts/gen_helm_stream.py at 1x, 2x, 4x, 8x of BASE releases (default 1875; 8x is the
@@ -91,7 +92,9 @@ echo "== peers (interleaved, $RUNS pairs each) ==" >&2
 pair "k8s+helm corpus vs PyYAML CLoader load_all" "$lint $k8s" "$py scripts/bench_pyyaml.py $k8s"
 pair "20,000 small manifests vs PyYAML CLoader load_all" "$lint $in/small" "$py scripts/bench_pyyaml.py $in/small"
 pair "51 MB helm stream (8x) vs PyYAML CLoader load_all" "$lint - < $in/stream-8x.yaml" "$py scripts/bench_pyyaml.py - < $in/stream-8x.yaml"
-pair "nginx corpus vs gixy-ng" "$lint $corpus/nginx" "$venv/bin/gixy -f json $(find "$corpus/nginx" -type f | sort | tr '\n' ' ')"
+# gixy's own loop over every file in one process (the `gixy` command stops at the first file
+# one of its plugins crashes on).
+pair "nginx corpus vs gixy-ng" "$lint $corpus/nginx" "$py scripts/bench_gixy.py $corpus/nginx"
 if [ "$quick" = 1 ]; then
   pair "k8s+helm corpus vs yamllint (relaxed)" "$lint $k8s" "$venv/bin/yamllint -d relaxed -f parsable $k8s" 1
   run "k8s+helm corpus vs yamllint (relaxed)|kubegap" "$lint $k8s"
@@ -119,15 +122,16 @@ solo "kubegap rules" "$bin rules" 5
 # The report.
 sizes=$out/sizes.tsv
 {
-  printf 'k8s+helm\t%s\n' "$(cat $(find $corpus/k8s $corpus/helm -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \)) | wc -c)"
+  printf 'k8s+helm\t%s\n' "$(find $corpus/k8s $corpus/helm -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 | xargs -0 cat | wc -c)"
   for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/haproxy-*.cfg; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
-  printf 'small\t%s\n' "$(cat $(find "$in/small" -type f) | wc -c)"
+  printf 'small\t%s\n' "$(find "$in/small" -type f -print0 | xargs -0 cat | wc -c)"
 } > "$sizes"
 {
   echo "kubegap benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD)"
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB; load average before the report: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "peers: $("$venv/bin/pip" freeze 2>/dev/null | grep -iE '^(checkov|yamllint|gixy-ng|pyyaml)==' | tr '\n' ' ')"
-  echo "kubegap: $($bin --version 2>/dev/null || echo '?'); corpus summary: $($bin lint --format json $k8s 2>/dev/null | "$py" -c 'import json,sys; s=json.load(sys.stdin)["summary"]; print(s["files"], "files,", s["documents"], "documents (k8s+helm)")' || true)"
+  summary='import json,sys; s=json.load(sys.stdin)["summary"]; print(s["files"], "files,", s["documents"], "documents,", s["objects"], "objects")'
+  echo "kubegap: $($bin --version 2>/dev/null || echo '?'); corpus as linted: k8s+helm $($bin lint --format json $k8s 2>/dev/null | "$py" -c "$summary" || true); whole corpus (k8s helm haproxy nginx) $($bin lint --format json $k8s $corpus/haproxy $corpus/nginx 2>/dev/null | "$py" -c "$summary" || true); k8s+helm YAML bytes $(grep '^k8s+helm' "$sizes" | cut -f2)"
   "$py" - "$times" "$sizes" <<'EOF'
 import sys, statistics
 rows = {}
