@@ -305,6 +305,16 @@ pub struct Graph {
     nearest_memo: std::sync::Mutex<NearestMemo>,
 }
 
+/// How near an object is ([`Graph::nearness`]).
+type Nearness = (Near, std::cmp::Reverse<usize>);
+
+/// Services that select the same workloads: namespace, selector, file.
+type GroupKey<'a> = (
+    &'a str,
+    &'a BTreeMap<String, String>,
+    Option<crate::source::FileId>,
+);
+
 type NearestMemo = std::collections::HashMap<
     (ObjId, usize, Option<crate::source::FileId>),
     (Vec<ObjId>, Option<Near>),
@@ -521,10 +531,7 @@ impl Graph {
         let mut out = Vec::new();
         // Nearness depends only on the files: candidates come in input order, so runs of
         // candidates from one file (N copies of a release in one stream) compare once.
-        let mut last: Option<(
-            Option<crate::source::FileId>,
-            Option<(Near, std::cmp::Reverse<usize>)>,
-        )> = None;
+        let mut last: Option<(Option<crate::source::FileId>, Option<Nearness>)> = None;
         for c in candidates {
             let place = &self.objects[obj(c)].place;
             let n = match last {
@@ -694,14 +701,7 @@ impl Graph {
         // Services of a group: same namespace, selector and file (and so the same place),
         // hence the same selected workloads; each group's services in input order.
         let mut group_services: Vec<Vec<usize>> = Vec::new();
-        let mut groups: BTreeMap<
-            (
-                &str,
-                &BTreeMap<String, String>,
-                Option<crate::source::FileId>,
-            ),
-            usize,
-        > = BTreeMap::new();
+        let mut groups: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
         let mut service_near: BTreeMap<ObjId, Near> = BTreeMap::new();
         for (si, service) in self.services.iter().enumerate() {
             let o = &self.objects[service.obj];
