@@ -1,23 +1,194 @@
 #!/usr/bin/env bash
-# Measures kubegap's end-to-end speed (release build, all rules, JSON output to /dev/null):
-#   1. the real-world corpus in ../shared/corpus (k8s + helm + haproxy + nginx), 1 and 2 threads;
-#   2. a generated 50 MB `helm template` stream on stdin, 1 and 2 threads.
-# Needs hyperfine (apt-get install hyperfine). Results go to target/bench/*.md;
-# docs/PERFORMANCE.md records the numbers of the last run on the reference machine.
+# kubegap's benchmark, side by side with the tools its users would otherwise run. A benchmark,
+# not a test: nothing here fails on a number, and CI does not run it.
+#
+#   bash scripts/bench.sh            everything (Checkov adds about 2 x 200 s)
+#   bash scripts/bench.sh --quick    without Checkov; yamllint once
+#   RUNS=3 bash scripts/bench.sh     pairs per comparison (default 2: A B A B)
+#
+# What it does:
+#   1. installs the peers, pinned, into a virtual environment (target/bench/venv) from PyPI:
+#      checkov, yamllint, gixy-ng, pyyaml (with libyaml); the PyYAML and gixy-ng runs go through
+#      scripts/bench_pyyaml.py and scripts/bench_gixy.py (one process over every file);
+#   2. builds kubegap in release mode;
+#   3. generates the inputs in target/bench/inputs: the `helm template` stream of
+#      scripts/gen_helm_stream.py at 1x, 2x, 4x, 8x of BASE releases (default 1875; 8x is the
+#      51 MB stream of 15,000 releases), 20,000 small manifests, and the adversarial shapes of
+#      scripts/gen_shapes.py;
+#   4. runs kubegap and each peer interleaved (A B A B ...) under `/usr/bin/time`, all output
+#      to /dev/null, and prints wall and CPU (user + system) medians, their ratios, and peak
+#      RSS (the largest of the runs). kubegap runs with all rules and its default threads
+#      (all cores) unless the row says otherwise.
+# The raw measurements go to target/bench/times.tsv, the printed report to
+# target/bench/report.txt; docs/PERFORMANCE.md is written from that report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+RUNS=${RUNS:-2}
+BASE=${BASE:-1875}
+out=${OUT:-target/bench}
+in=$out/inputs
+mkdir -p "$in"
+corpus=${CORPUS:-../shared/corpus}
+
+# 1. Peers, pinned.
+venv=${VENV:-target/bench/venv}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+pins="yamllint==1.38.0 gixy-ng==0.2.59 pyyaml==6.0.3"
+[ "$quick" = 1 ] || pins="$pins checkov==3.3.30"
+"$venv/bin/pip" install -q $pins
+py=$venv/bin/python
+
+# 2. kubegap.
 cargo build --release -p kubegap-cli
-mkdir -p target/bench
-stream=target/bench/helm-stream.yaml
-[ -s "$stream" ] || python3 scripts/gen_helm_stream.py 15000 > "$stream"
 bin=target/release/kubegap
-corpus=../shared/corpus
-hyperfine --warmup 1 --runs 5 --ignore-failure --export-markdown target/bench/corpus.md \
-  -n "corpus, 1 thread"  "$bin lint $corpus/k8s $corpus/helm $corpus/haproxy $corpus/nginx --format json --threads 1 > /dev/null" \
-  -n "corpus, 2 threads" "$bin lint $corpus/k8s $corpus/helm $corpus/haproxy $corpus/nginx --format json --threads 2 > /dev/null"
-hyperfine --warmup 1 --runs 5 --ignore-failure --export-markdown target/bench/stream.md \
-  -n "50 MB stream, 1 thread"  "$bin lint - --format json --threads 1 < $stream > /dev/null" \
-  -n "50 MB stream, 2 threads" "$bin lint - --format json --threads 2 < $stream > /dev/null"
-/usr/bin/time -v "$bin" lint - --format json < "$stream" 2> target/bench/rss.txt > /dev/null || true
-grep -E "Maximum resident|Elapsed" target/bench/rss.txt
-ls -l "$stream"
+
+# 3. Inputs (generated once; delete target/bench/inputs to regenerate).
+for m in 1 2 4 8; do
+  f=$in/stream-${m}x.yaml
+  [ -s "$f" ] || python3 scripts/gen_helm_stream.py $((BASE * m)) > "$f"
+done
+[ -d "$in/small" ] || python3 scripts/gen_shapes.py small "$in/small" 20000
+[ -d "$in/haproxy-services" ] || python3 scripts/gen_shapes.py haproxy-services "$in/haproxy-services" 4000 2000
+for n in 1600 3200; do
+  [ -s "$in/copies-$n.yaml" ] || python3 scripts/gen_shapes.py copies $n > "$in/copies-$n.yaml"
+done
+[ -s "$in/haproxy-300k.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 300000 > "$in/haproxy-300k.cfg"
+[ -s "$in/haproxy-1m.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 1000000 > "$in/haproxy-1m.cfg"
+
+times=$out/times.tsv
+: > "$times"
+# run LABEL COMMAND: one timed run (the command is exec'd by bash, so the measured process is
+# the tool itself); appends label, wall, user, system, max RSS (KB) to times.tsv.
+run() {
+  local label=$1 cmd=$2 t start end
+  t=$(mktemp)
+  start=$EPOCHREALTIME
+  /usr/bin/time -f "%U %S %M" -o "$t" bash -c "exec $cmd" > /dev/null 2>&1 || true
+  end=$EPOCHREALTIME
+  # Wall from bash's microsecond clock; CPU (10 ms resolution) and RSS from time.
+  printf '%s\t%s\t%s\n' "$label" "$(echo "$end - $start" | bc)" "$(tail -1 "$t" | tr ' ' '\t')" >> "$times"
+  rm -f "$t"
+}
+# pair NAME A_CMD B_CMD [RUNS]: A B A B ...
+pair() {
+  local name=$1 a=$2 b=$3 n=${4:-$RUNS} i
+  for ((i = 0; i < n; i++)); do
+    run "$name|kubegap" "$a"
+    run "$name|peer" "$b"
+  done
+}
+# solo NAME CMD [RUNS]
+solo() {
+  local name=$1 cmd=$2 n=${3:-$RUNS} i
+  for ((i = 0; i < n; i++)); do run "$name|kubegap" "$cmd"; done
+}
+
+k8s="$corpus/k8s $corpus/helm"
+lint="$bin lint --format json"
+echo "== peers (interleaved, $RUNS pairs each) ==" >&2
+# The corpus: kubegap lints k8s + helm; the bare parse loads the same YAML files.
+pair "k8s+helm corpus vs PyYAML CLoader load_all" "$lint $k8s" "$py scripts/bench_pyyaml.py $k8s"
+pair "20,000 small manifests vs PyYAML CLoader load_all" "$lint $in/small" "$py scripts/bench_pyyaml.py $in/small"
+pair "51 MB helm stream (8x) vs PyYAML CLoader load_all" "$lint - < $in/stream-8x.yaml" "$py scripts/bench_pyyaml.py - < $in/stream-8x.yaml"
+# gixy's own loop over every file in one process (the `gixy` command stops at the first file
+# one of its plugins crashes on).
+pair "nginx corpus vs gixy-ng" "$lint $corpus/nginx" "$py scripts/bench_gixy.py $corpus/nginx"
+if [ "$quick" = 1 ]; then
+  pair "k8s+helm corpus vs yamllint (relaxed)" "$lint $k8s" "$venv/bin/yamllint -d relaxed -f parsable $k8s" 1
+  run "k8s+helm corpus vs yamllint (relaxed)|kubegap" "$lint $k8s"
+else
+  pair "k8s+helm corpus vs yamllint (relaxed)" "$lint $k8s" "$venv/bin/yamllint -d relaxed -f parsable $k8s"
+  pair "k8s+helm corpus vs Checkov (kubernetes)" "$lint $k8s" \
+    "$venv/bin/checkov -d $corpus/k8s -d $corpus/helm --framework kubernetes --quiet --compact --skip-download -o json"
+fi
+
+echo "== kubegap alone ==" >&2
+solo "whole corpus (k8s helm haproxy nginx), 1 thread" "$lint --threads 1 $k8s $corpus/haproxy $corpus/nginx"
+solo "whole corpus (k8s helm haproxy nginx), 2 threads" "$lint --threads 2 $k8s $corpus/haproxy $corpus/nginx"
+for m in 1 2 4 8; do
+  solo "helm stream ${m}x, 1 thread" "$lint --threads 1 - < $in/stream-${m}x.yaml"
+done
+solo "helm stream 8x, 2 threads" "$lint --threads 2 - < $in/stream-8x.yaml"
+solo "3,200 copies of one release" "$lint $in/copies-3200.yaml"
+solo "1,600 copies of one release" "$lint $in/copies-1600.yaml"
+solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
+solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
+solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
+solo "one small file" "$bin lint testdata/cli/clean.yaml" 5
+solo "kubegap rules" "$bin rules" 5
+
+# The report.
+sizes=$out/sizes.tsv
+{
+  printf 'k8s+helm\t%s\n' "$(find $corpus/k8s $corpus/helm -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 | xargs -0 cat | wc -c)"
+  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/haproxy-*.cfg; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
+  printf 'small\t%s\n' "$(find "$in/small" -type f -print0 | xargs -0 cat | wc -c)"
+} > "$sizes"
+{
+  echo "kubegap benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD)"
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB; load average before the report: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "peers: $("$venv/bin/pip" freeze 2>/dev/null | grep -iE '^(checkov|yamllint|gixy-ng|pyyaml)==' | tr '\n' ' ')"
+  summary='import json,sys; s=json.load(sys.stdin)["summary"]; print(s["files"], "files,", s["documents"], "documents,", s["objects"], "objects")'
+  echo "kubegap: $($bin --version 2>/dev/null || echo '?'); corpus as linted: k8s+helm $($bin lint --format json $k8s 2>/dev/null | "$py" -c "$summary" || true); whole corpus (k8s helm haproxy nginx) $($bin lint --format json $k8s $corpus/haproxy $corpus/nginx 2>/dev/null | "$py" -c "$summary" || true); k8s+helm YAML bytes $(grep '^k8s+helm' "$sizes" | cut -f2)"
+  "$py" - "$times" "$sizes" <<'EOF'
+import sys, statistics
+rows = {}
+order = []
+for line in open(sys.argv[1]):
+    label, wall, user, sys_, rss = line.rstrip("\n").split("\t")
+    name, who = label.split("|")
+    if name not in rows:
+        rows[name] = {}
+        order.append(name)
+    rows[name].setdefault(who, []).append((float(wall), float(user) + float(sys_), int(rss)))
+sizes = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[2]))
+def med(rs, i): return statistics.median(r[i] for r in rs)
+def peak(rs): return max(r[2] for r in rs) / 1024
+def fmt_s(s): return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
+def ratio(a, b): return f"{a / b:.1f}x" if b > 0 else "-"
+print()
+print("| comparison | kubegap wall / CPU | peer wall / CPU | ratio wall / CPU | peak RSS kubegap / peer |")
+print("|---|---:|---:|---:|---:|")
+for name in order:
+    r = rows[name]
+    if "peer" not in r:
+        continue
+    k, p = r["kubegap"], r["peer"]
+    kw, kc, pw, pc = med(k, 0), med(k, 1), med(p, 0), med(p, 1)
+    print(f"| {name} | {fmt_s(kw)} / {fmt_s(kc)} | {fmt_s(pw)} / {fmt_s(pc)} | "
+          f"{ratio(pw, kw)} / {ratio(pc, kc)} | {peak(k):.0f} / {peak(p):.0f} MB |")
+print()
+print("| kubegap alone | runs | wall (median) | CPU (median) | peak RSS | RSS / input |")
+print("|---|---:|---:|---:|---:|---:|")
+size_of = {
+    "helm stream 1x": "stream-1x.yaml", "helm stream 2x": "stream-2x.yaml",
+    "helm stream 4x": "stream-4x.yaml", "helm stream 8x": "stream-8x.yaml",
+    "3,200 copies": "copies-3200.yaml", "1,600 copies": "copies-1600.yaml",
+    "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
+}
+prev = None
+for name in order:
+    r = rows[name]
+    if "peer" in r:
+        continue
+    k = r["kubegap"]
+    size = next((int(sizes[f]) for pre, f in size_of.items() if name.startswith(pre)), None)
+    ratio = f"{peak(k) * 1024 * 1024 / size:.1f}x of {size / 1e6:.1f} MB" if size else ""
+    print(f"| {name} | {len(k)} | {fmt_s(med(k, 0))} | {fmt_s(med(k, 1))} | {peak(k):.0f} MB | {ratio} |")
+streams = [n for n in order if n.startswith("helm stream") and n.endswith("1 thread")]
+if len(streams) > 1:
+    print()
+    print("Doubling check (helm stream, 1 thread): " + ", ".join(
+        f"{a.split(',')[0][12:]}->{b.split(',')[0][12:]}: CPU x{med(rows[b]['kubegap'], 1) / max(med(rows[a]['kubegap'], 1), 0.01):.2f}, "
+        f"RSS x{peak(rows[b]['kubegap']) / peak(rows[a]['kubegap']):.2f}"
+        for a, b in zip(streams, streams[1:])))
+one, two = "whole corpus (k8s helm haproxy nginx), 1 thread", "whole corpus (k8s helm haproxy nginx), 2 threads"
+if one in rows and two in rows:
+    w1, w2 = med(rows[one]["kubegap"], 0), med(rows[two]["kubegap"], 0)
+    c1 = med(rows[one]["kubegap"], 1)
+    print(f"Whole corpus: 2 threads {w1 / w2:.2f}x faster than 1 (wall); a 1-thread run uses {c1:.2f} s CPU. "
+          f"Serial share implied by Amdahl's law from the two walls: {max(0.0, 2 * w2 / w1 - 1) * 100:.0f} %.")
+EOF
+} | tee "$out/report.txt"

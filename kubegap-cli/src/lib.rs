@@ -72,11 +72,16 @@ fn run_command(cli: Cli) -> i32 {
 
 /// Writes to stdout; a closed pipe is quiet success, any other failure is exit 2.
 pub fn write_stdout(text: &str) -> i32 {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    write_stdout_with(|w| w.write_all(text.as_bytes()))
+}
+
+/// Runs `write` on a buffered stdout and flushes it, with [`write_stdout`]'s handling of
+/// errors.
+pub fn write_stdout_with(
+    write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>,
+) -> i32 {
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
         Ok(()) => EXIT_OK,
         // A closed pipe (`kubegap … | head`) is not an error worth a message.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
@@ -251,6 +256,18 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         Err(code) => return code,
     };
     helm_place::apply(&mut report, spent.documents(), review.chart.as_deref());
+    if out.format == Format::Json && !out.statistics && applied.is_none() {
+        // Streamed: a large report is not held twice (findings and their text).
+        let written = write_stdout_with(|w| output::json::write(&report, w));
+        let code = if !discovered.errors.is_empty() || written != EXIT_OK {
+            EXIT_ERROR
+        } else {
+            exit_code(&report, out.fail_on)
+        };
+        // As below: the process exits next, the system takes the memory back at once.
+        std::mem::forget((spent, report));
+        return code;
+    }
     let mut text = render(&report, out, &settings);
     if let Some(applied) = &applied {
         match out.format {

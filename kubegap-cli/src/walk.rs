@@ -235,25 +235,41 @@ fn refusal_text(refusal: &Refusal) -> String {
     }
 }
 
+/// The size of a regular file (`None`: not one, or gone).
+fn regular_size(path: &Path) -> Option<u64> {
+    std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| m.len())
+}
+
+/// A regular file's size checked against `--max-file-size` and the memory budget, before
+/// [`read_admitted`] reads it. `Err("")` when the budget was already reported.
+fn admit_size(path: &Path, size: u64, limits: &Limits, budget: &mut Budget) -> Result<(), String> {
+    if size > limits.max_file_size {
+        return Err(format!(
+            "{}: {} is larger than --max-file-size ({}), not read",
+            display_name(path),
+            format_size(size),
+            format_size(limits.max_file_size)
+        ));
+    }
+    budget.take(size)
+}
+
+/// Reads a file [`admit_file`] admitted (bounded by `--max-file-size` still: it may have grown).
+fn read_admitted(path: &Path, limits: &Limits) -> Result<Vec<u8>, String> {
+    reads::read_bounded_file(path, limits.max_file_size)
+        .map_err(|r| format!("{}: {}", display_name(path), refusal_text(&r)))
+}
+
 /// A file given or found: its size checked against the limit and the budget before reading.
 /// `Err("")` when the budget was already reported.
 fn read_file(path: &Path, limits: &Limits, budget: &mut Budget) -> Result<Vec<u8>, String> {
     let name = display_name(path);
-    let size = std::fs::metadata(path)
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .map(|m| m.len());
-    if let Some(size) = size {
-        if size > limits.max_file_size {
-            return Err(format!(
-                "{name}: {} is larger than --max-file-size ({}), not read",
-                format_size(size),
-                format_size(limits.max_file_size)
-            ));
-        }
-        budget.take(size)?;
-        return reads::read_bounded_file(path, limits.max_file_size)
-            .map_err(|r| format!("{name}: {}", refusal_text(&r)));
+    if let Some(size) = regular_size(path) {
+        admit_size(path, size, limits, budget)?;
+        return read_admitted(path, limits);
     }
     // A stream named explicitly (`<(helm template .)`, a FIFO, a device): bounded while read.
     let limit = limits.max_file_size.min(budget.room());
@@ -331,16 +347,27 @@ fn walk_dir(
         })
         .sort_by_file_path(Ord::cmp)
         .build();
+    // The walk, the size checks and the memory budget run in walk order; reading the files
+    // and telling their kind run in parallel. Results are taken back in walk order, so inputs,
+    // errors and where the budget stops are those of a sequential walk.
+    enum Step {
+        Error(String),
+        Warning(String),
+        Read(PathBuf, Option<FileKind>),
+        Ready(Input),
+    }
+    let mut steps = Vec::new();
     for entry in walker {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) if is_loop(&e) => {
-                out.warnings
-                    .push(format!("{e}: symbolic link loop, followed once"));
+                steps.push(Step::Warning(format!(
+                    "{e}: symbolic link loop, followed once"
+                )));
                 continue;
             }
             Err(e) => {
-                out.errors.push(e.to_string());
+                steps.push(Step::Error(e.to_string()));
                 continue;
             }
         };
@@ -360,24 +387,57 @@ fn walk_dir(
         if by_name.is_none() && !needs_head {
             continue;
         }
-        match read_file(path, limits, budget) {
-            Ok(bytes) => {
+        let admitted = match regular_size(path) {
+            Some(size) => admit_size(path, size, limits, budget).map(|()| None),
+            // Not a regular file any more (replaced since the walk saw it): read as a stream,
+            // bounded while read, here.
+            None => read_file(path, limits, budget).map(Some),
+        };
+        match admitted {
+            Ok(None) => steps.push(Step::Read(entry.into_path(), by_name)),
+            Ok(Some(bytes)) => {
                 let kind =
                     by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
-                // `--kind` names the kind of stdin and of explicit files only: a walk reads
-                // only what it recognises.
-                let _ = forced_kind;
                 if let Some(kind) = kind {
-                    out.inputs.push(input(path, bytes, kind));
+                    steps.push(Step::Ready(input(path, bytes, kind)));
                 }
             }
             Err(e) if e.is_empty() => {}
             Err(e) => {
-                out.errors.push(e);
+                steps.push(Step::Error(e));
                 if budget.exceeded {
                     break;
                 }
             }
+        }
+    }
+    // `--kind` names the kind of stdin and of explicit files only: a walk reads only what it
+    // recognises.
+    let _ = forced_kind;
+    let read: Vec<Option<Result<Input, String>>> = {
+        use rayon::prelude::*;
+        steps
+            .par_iter()
+            .map(|step| {
+                let Step::Read(path, by_name) = step else {
+                    return None;
+                };
+                let bytes = match read_admitted(path, limits) {
+                    Ok(bytes) => bytes,
+                    Err(e) => return Some(Err(e)),
+                };
+                let kind =
+                    by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
+                kind.map(|kind| Ok(input(path, bytes, kind)))
+            })
+            .collect()
+    };
+    for (step, read) in steps.into_iter().zip(read) {
+        match (step, read) {
+            (Step::Error(e), _) | (_, Some(Err(e))) => out.errors.push(e),
+            (Step::Warning(w), _) => out.warnings.push(w),
+            (Step::Ready(input), _) | (_, Some(Ok(input))) => out.inputs.push(input),
+            (Step::Read(..), None) => {}
         }
     }
     let refused = refused

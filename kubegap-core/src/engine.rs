@@ -173,20 +173,49 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         Path(PathBuf),
         Name(String),
     }
-    let mut seen = std::collections::BTreeSet::new();
-    inputs.retain(|input| {
-        seen.insert(match input.path.as_deref() {
+    // Each path is canonicalised once, in parallel; the nginx loader reuses the result.
+    let keys: Vec<Key> = inputs
+        .par_iter()
+        .map(|input| match input.path.as_deref() {
             Some(p) => Key::Path(std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())),
             None => Key::Name(input.name.clone()),
         })
-    });
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let keep: Vec<bool> = keys.iter().map(|k| seen.insert(k)).collect();
+    drop(seen);
+    let mut canonical = Vec::new();
+    let inputs: Vec<Input> = inputs
+        .into_iter()
+        .zip(keys)
+        .zip(keep)
+        .filter(|(_, keep)| *keep)
+        .map(|((input, key), _)| {
+            canonical.push(match key {
+                Key::Path(p) => Some(p),
+                Key::Name(_) => None,
+            });
+            input
+        })
+        .collect();
+    // Decoding (UTF-8 validation, line starts) in parallel; ids are input positions.
+    let decoded: Vec<(SourceFile, Option<ParseError>)> = inputs
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+            let (text, error) = decode(id, input.bytes, input.kind);
+            (
+                SourceFile::new(input.name, input.path, text, input.kind),
+                error,
+            )
+        })
+        .collect();
     let mut files = SourceMap::default();
     let mut parse_findings = Vec::new();
-    for input in inputs {
-        let id = FileId(u32::try_from(files.len()).unwrap_or(u32::MAX));
-        let (text, error) = decode(id, input.bytes, input.kind);
+    for (file, error) in decoded {
         parse_findings.extend(error.map(parse_finding));
-        files.add(SourceFile::new(input.name, input.path, text, input.kind));
+        files.add(file);
     }
     let ids: Vec<(FileId, FileKind)> = files.iter().map(|(id, f)| (id, f.kind)).collect();
 
@@ -196,7 +225,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         .filter(|(_, k)| *k == FileKind::Nginx)
         .map(|(id, _)| *id)
         .collect();
-    let loaded = nginx::load_all(&nginx_mains, &mut files, settings);
+    let loaded = nginx::load_all_canonical(&nginx_mains, &mut files, settings, &canonical);
     let nginx = loaded.configs;
     parse_findings.extend(loaded.parse_errors.into_iter().map(parse_finding));
     parse_findings.extend(loaded.include_errors.into_iter().map(|error| {

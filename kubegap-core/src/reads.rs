@@ -196,12 +196,17 @@ pub struct Roots {
 impl Roots {
     /// The roots of `policy`, plus `extra` directories.
     pub fn new<'a>(policy: &ReadPolicy, extra: impl IntoIterator<Item = &'a Path>) -> Roots {
-        let mut roots: Vec<PathBuf> = policy
+        use rayon::prelude::*;
+        // Every input's directory is a root of an nginx run: thousands of system calls, in
+        // parallel.
+        let extra: Vec<&Path> = extra.into_iter().collect();
+        let wanted: Vec<&Path> = policy
             .roots
             .iter()
-            .map(|r| canonical_root(r))
-            .chain(extra.into_iter().map(canonical_root))
+            .map(PathBuf::as_path)
+            .chain(extra.iter().copied())
             .collect();
+        let mut roots: Vec<PathBuf> = wanted.par_iter().map(|r| canonical_root(r)).collect();
         roots.sort();
         roots.dedup();
         Roots {
@@ -213,7 +218,10 @@ impl Roots {
 
     /// Whether a canonical (or lexically absolute) path is inside a root.
     pub fn contains(&self, path: &Path) -> bool {
-        self.roots.iter().any(|r| path.starts_with(r))
+        // `roots` is sorted: look each ancestor of `path` up instead of testing every root (an
+        // nginx run over thousands of directories checked each include against all of them).
+        path.ancestors()
+            .any(|a| self.roots.binary_search_by(|r| r.as_path().cmp(a)).is_ok())
     }
 
     /// Whether a directory may be searched (listed, or probed for files): inside a root, or

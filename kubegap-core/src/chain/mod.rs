@@ -355,6 +355,17 @@ pub fn resolve_service<'a>(
     file: crate::source::FileId,
     host: &str,
 ) -> Option<&'a Service> {
+    let (name, ns) = service_host(host)?;
+    let candidates = cx.k8s.services.iter().filter(|s| {
+        let o = cx.obj(s.obj);
+        o.name == name && ns.is_none_or(|ns| o.namespace == ns)
+    });
+    cx.k8s.nearest_to_file(file, candidates)
+}
+
+/// The Service name and namespace a cluster DNS host names (`api`, `api.shop`,
+/// `api.shop.svc.cluster.local.`); `None` for an IPv4 address or a longer name.
+pub fn service_host(host: &str) -> Option<(&str, Option<&str>)> {
     let host = host.trim_end_matches('.');
     let host = host.strip_suffix(".cluster.local").unwrap_or(host);
     let host = host.strip_suffix(".svc").unwrap_or(host);
@@ -364,11 +375,7 @@ pub fn resolve_service<'a>(
     if parts.next().is_some() || name.is_empty() || name.parse::<std::net::Ipv4Addr>().is_ok() {
         return None;
     }
-    let candidates = cx.k8s.services.iter().filter(|s| {
-        let o = cx.obj(s.obj);
-        o.name == name && ns.is_none_or(|ns| o.namespace == ns)
-    });
-    cx.k8s.nearest_to_file(file, candidates)
+    Some((name, ns))
 }
 
 /// How a proxy names the Service port it reaches.

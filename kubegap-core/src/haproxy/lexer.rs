@@ -13,7 +13,7 @@ use crate::source::{FileId, Span};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Word {
     /// The text after quote removal and escape processing; variables kept as written.
-    pub text: String,
+    pub text: compact_str::CompactString,
     /// The raw bytes in the file, quotes included.
     pub span: Span,
     /// Whether any part of the word was quoted.
@@ -167,7 +167,9 @@ pub fn split_words(file: FileId, line: &str, offset: usize) -> (Vec<Word>, Optio
             }
         }
         words.push(Word {
-            text: String::from_utf8_lossy(&text).into_owned(),
+            // Inline up to 24 bytes: most words (keywords, addresses, numbers) need no
+            // allocation of their own.
+            text: compact_str::CompactString::from_utf8_lossy(&text),
             span: Span::new(file, offset + start, offset + i),
             quoted,
             symbolic,
@@ -177,6 +179,7 @@ pub fn split_words(file: FileId, line: &str, offset: usize) -> (Vec<Word>, Optio
             break;
         }
     }
+    words.shrink_to_fit();
     (words, error)
 }
 
@@ -188,7 +191,7 @@ mod tests {
         split_words(FileId(0), line, 0)
             .0
             .into_iter()
-            .map(|w| w.text)
+            .map(|w| w.text.to_string())
             .collect()
     }
 

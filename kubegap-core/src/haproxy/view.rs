@@ -673,7 +673,7 @@ fn time_of(line: &Line, index: usize, allow_infinite: bool) -> Option<Duration> 
     };
     Some(Duration {
         value,
-        text: word.text.clone(),
+        text: word.text.to_string(),
         span: word.span,
         unit,
     })

@@ -267,10 +267,17 @@ pub struct Graph {
     pub hpas: Vec<Hpa>,
     /// ConfigMaps.
     pub config_maps: Vec<ObjId>,
-    /// Service object → indices into `workloads` it selects (precomputed, see `link`).
-    service_workloads: BTreeMap<ObjId, Vec<usize>>,
-    /// Workload object → indices into `services` that select it.
-    workload_services: BTreeMap<ObjId, Vec<usize>>,
+    /// Service object → index into `selections`: the workloads it selects (precomputed, see
+    /// `link`). Services with the same namespace, selector and file select the same workloads
+    /// and share one list, so N copies of a release selecting each other's pods keep N lists of
+    /// indices, not N².
+    service_workloads: BTreeMap<ObjId, usize>,
+    /// Distinct lists of indices into `workloads` selected by a Service.
+    selections: Vec<Vec<usize>>,
+    /// Workload object → index into `selectors`: the Services that select it.
+    workload_services: BTreeMap<ObjId, usize>,
+    /// Distinct lists of indices into `services` (ascending) that select a workload.
+    selectors: Vec<Vec<usize>>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
     workload_hpa: BTreeMap<ObjId, usize>,
     /// Workloads some PodDisruptionBudget selects.
@@ -296,7 +303,29 @@ pub struct Graph {
     /// Namespace → one possible pod owner (custom resource) per file; key `None` for those
     /// without a written namespace, which may land in any.
     owner_files: BTreeMap<Option<String>, Vec<ObjId>>,
+    /// Memo of [`Graph::nearest_named`] for long candidate lists (N copies of one object
+    /// looked up from N places in the same file): (first object of the `index` entry, its
+    /// length, file of `from`) → nearest. Each object is in one entry, so the first names it.
+    nearest_memo: std::sync::Mutex<NearestMemo>,
 }
+
+/// How near an object is ([`Graph::nearness`]).
+type Nearness = (Near, std::cmp::Reverse<usize>);
+
+/// Services that select the same workloads: namespace, selector, file.
+type GroupKey<'a> = (
+    &'a str,
+    &'a BTreeMap<String, String>,
+    Option<crate::source::FileId>,
+);
+
+type NearestMemo = std::collections::HashMap<
+    (ObjId, usize, Option<crate::source::FileId>),
+    (Vec<ObjId>, Option<Near>),
+>;
+
+/// Candidate lists at least this long go through [`Graph::nearest_named`]'s memo.
+const MEMO_FROM: usize = 32;
 
 const WORKLOAD_KINDS: &[&str] = &[
     "Deployment",
@@ -506,8 +535,20 @@ impl Graph {
     ) -> (Vec<T>, Option<Near>) {
         let mut best: Option<(Near, std::cmp::Reverse<usize>)> = None;
         let mut out = Vec::new();
+        // Nearness depends only on the files: candidates come in input order, so runs of
+        // candidates from one file (N copies of a release in one stream) compare once.
+        let mut last: Option<(Option<crate::source::FileId>, Option<Nearness>)> = None;
         for c in candidates {
-            let Some(n) = self.nearness(from, obj(c)) else {
+            let place = &self.objects[obj(c)].place;
+            let n = match last {
+                Some((file, n)) if file.is_some() && file == place.file => n,
+                _ => {
+                    let n = scope::nearness(&self.objects[from].place, place);
+                    last = Some((place.file, n));
+                    n
+                }
+            };
+            let Some(n) = n else {
                 continue;
             };
             match best {
@@ -521,6 +562,35 @@ impl Graph {
             }
         }
         (out, best.map(|b| b.0))
+    }
+
+    /// [`Graph::nearest`] among the objects of one `index` entry (a [`Graph::find`] result).
+    /// The answer depends only on `from`'s file, so long lists (many objects with one kind,
+    /// namespace and name) are answered once per file: 3,200 Ingresses naming one of 3,200
+    /// same-named Services were 10 million comparisons.
+    fn nearest_named(&self, from: ObjId, candidates: &[ObjId]) -> (Vec<ObjId>, Option<Near>) {
+        if candidates.len() < MEMO_FROM {
+            return self.nearest(from, candidates.iter().copied(), |o| o);
+        }
+        let key = (
+            candidates[0],
+            candidates.len(),
+            self.objects[from].place.file,
+        );
+        if key.2.is_some() {
+            if let Ok(memo) = self.nearest_memo.lock() {
+                if let Some(hit) = memo.get(&key) {
+                    return hit.clone();
+                }
+            }
+        }
+        let result = self.nearest(from, candidates.iter().copied(), |o| o);
+        if key.2.is_some() {
+            if let Ok(mut memo) = self.nearest_memo.lock() {
+                memo.insert(key, result.clone());
+            }
+        }
+        result
     }
 
     /// Marks what kustomize patches change in the workloads they patch (and in themselves): a
@@ -632,11 +702,29 @@ impl Graph {
                     .push(i);
             }
         }
-        let mut service_workloads: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
-        let mut workload_services: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
+        let mut service_workloads: BTreeMap<ObjId, usize> = BTreeMap::new();
+        let mut selections: Vec<Vec<usize>> = Vec::new();
+        // Services of a group: same namespace, selector and file (and so the same place),
+        // hence the same selected workloads; each group's services in input order.
+        let mut group_services: Vec<Vec<usize>> = Vec::new();
+        let mut groups: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
         let mut service_near: BTreeMap<ObjId, Near> = BTreeMap::new();
         for (si, service) in self.services.iter().enumerate() {
-            let ns = self.objects[service.obj].namespace.as_str();
+            let o = &self.objects[service.obj];
+            let ns = o.namespace.as_str();
+            if service.selector_labels.is_empty() {
+                continue;
+            }
+            let key = (ns, &service.selector_labels, o.place.file);
+            if let Some(&g) = groups.get(&key) {
+                group_services[g].push(si);
+                service_workloads.insert(service.obj, g);
+                let first = &self.services[group_services[g][0]];
+                if let Some(near) = service_near.get(&first.obj).copied() {
+                    service_near.insert(service.obj, near);
+                }
+                continue;
+            }
             // Candidates: workloads carrying the rarest selector pair set in the template
             // (controller-set labels are on no template); then check all pairs.
             let candidates = service
@@ -648,14 +736,8 @@ impl Graph {
                         .get(&(ns, k.as_str(), v.as_str()))
                         .map_or(&[][..], Vec::as_slice)
                 })
-                .min_by_key(|c| c.len());
-            let candidates = match candidates {
-                Some(c) => c,
-                None if !service.selector_labels.is_empty() => {
-                    by_namespace.get(ns).map_or(&[][..], Vec::as_slice)
-                }
-                None => continue,
-            };
+                .min_by_key(|c| c.len())
+                .unwrap_or_else(|| by_namespace.get(ns).map_or(&[][..], Vec::as_slice));
             let matching = candidates.iter().copied().filter(|wi| {
                 let w = &self.workloads[*wi];
                 let o = &self.objects[w.obj];
@@ -668,19 +750,45 @@ impl Graph {
                 })
             });
             let (selected, near) = self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
-            for wi in &selected {
-                workload_services
-                    .entry(self.workloads[*wi].obj)
-                    .or_default()
-                    .push(si);
-            }
             if let Some(near) = near {
                 service_near.insert(service.obj, near);
             }
-            service_workloads.insert(service.obj, selected);
+            let g = selections.len();
+            selections.push(selected);
+            group_services.push(vec![si]);
+            groups.insert(key, g);
+            service_workloads.insert(service.obj, g);
+        }
+        // Workload → the groups selecting it (in order); workloads selected by the same groups
+        // share one list of Services, merged in input order.
+        let mut workload_groups: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
+        for (g, selected) in selections.iter().enumerate() {
+            for wi in selected {
+                workload_groups
+                    .entry(self.workloads[*wi].obj)
+                    .or_default()
+                    .push(g);
+            }
+        }
+        let mut lists: BTreeMap<&[usize], usize> = BTreeMap::new();
+        let mut selectors: Vec<Vec<usize>> = Vec::new();
+        let mut workload_services: BTreeMap<ObjId, usize> = BTreeMap::new();
+        for (obj, gs) in &workload_groups {
+            let id = *lists.entry(gs.as_slice()).or_insert_with(|| {
+                let mut list: Vec<usize> = gs
+                    .iter()
+                    .flat_map(|g| group_services[*g].iter().copied())
+                    .collect();
+                list.sort_unstable();
+                selectors.push(list);
+                selectors.len() - 1
+            });
+            workload_services.insert(*obj, id);
         }
         self.service_workloads = service_workloads;
+        self.selections = selections;
         self.workload_services = workload_services;
+        self.selectors = selectors;
         self.service_near = service_near;
         self.workload_index = self
             .workloads
@@ -949,11 +1057,7 @@ impl Graph {
     /// The Service a reference from object `from` names: the nearest Service with this
     /// namespace and name (see [`scope`]); two equally near ones are [`Lookup::Ambiguous`].
     pub fn service_from(&self, from: ObjId, namespace: &str, name: &str) -> Lookup<'_> {
-        let (found, near) = self.nearest(
-            from,
-            self.find("Service", namespace, name).iter().copied(),
-            |o| o,
-        );
+        let (found, near) = self.nearest_named(from, self.find("Service", namespace, name));
         match (found.as_slice(), near) {
             ([], _) | (_, None) => Lookup::Missing,
             ([one], Some(near)) => match self.service_by_obj(*one) {
@@ -1050,18 +1154,43 @@ impl Graph {
 
     /// Workloads whose pod template a Service selects (same namespace; empty selector selects none).
     pub fn service_targets(&self, service: &Service) -> Vec<&Workload> {
-        self.service_workloads
-            .get(&service.obj)
-            .map(|ws| ws.iter().map(|i| &self.workloads[*i]).collect())
-            .unwrap_or_default()
+        self.service_target_indices(service)
+            .iter()
+            .map(|i| &self.workloads[*i])
+            .collect()
     }
 
-    /// Services that select a workload.
+    /// Indices into `workloads` of the workloads a Service selects (see [`Graph::service_targets`]).
+    pub fn service_target_indices(&self, service: &Service) -> &[usize] {
+        self.service_workloads
+            .get(&service.obj)
+            .map_or(&[], |g| self.selections[*g].as_slice())
+    }
+
+    /// Services that select a workload, in input order.
     pub fn services_of(&self, workload: &Workload) -> Vec<&Service> {
-        self.workload_services
-            .get(&workload.obj)
-            .map(|ss| ss.iter().map(|i| &self.services[*i]).collect())
-            .unwrap_or_default()
+        self.service_indices_of(workload)
+            .iter()
+            .map(|i| &self.services[*i])
+            .collect()
+    }
+
+    /// Indices into `services` of the Services that select a workload, ascending; workloads
+    /// selected by the same Services share one slice (see [`Graph::selector_list`]).
+    pub fn service_indices_of(&self, workload: &Workload) -> &[usize] {
+        self.selector_list(workload)
+            .map_or(&[], |l| self.selectors[l].as_slice())
+    }
+
+    /// Which distinct list of selecting Services a workload has (`None`: no Service selects
+    /// it): equal ids, equal lists.
+    pub fn selector_list(&self, workload: &Workload) -> Option<usize> {
+        self.workload_services.get(&workload.obj).copied()
+    }
+
+    /// The number of distinct lists [`Graph::selector_list`] returns ids of.
+    pub fn selector_lists(&self) -> usize {
+        self.selectors.len()
     }
 
     /// Workloads a PDB selects (the nearest matching ones, see [`scope`]).
@@ -1101,11 +1230,8 @@ impl Graph {
     /// The workload an HPA scales (the nearest one with its kind and name).
     pub fn hpa_target(&self, hpa: &Hpa) -> Option<&Workload> {
         let ns = &self.objects[hpa.obj].namespace;
-        let found = self
-            .find(&hpa.target_kind, ns, &hpa.target_name)
-            .iter()
-            .copied();
-        let (near, _) = self.nearest(hpa.obj, found, |o| o);
+        let found = self.find(&hpa.target_kind, ns, &hpa.target_name);
+        let (near, _) = self.nearest_named(hpa.obj, found);
         near.iter().find_map(|obj| self.workload(*obj))
     }
 

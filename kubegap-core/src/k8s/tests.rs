@@ -76,3 +76,44 @@ fn documents_without_kind_are_skipped() {
     let (_docs, g) = graph("foo: bar\n---\n- 1\n---\n");
     assert_eq!(g.object_count(), 0);
 }
+
+/// N copies of one release in one file: every Service selects every copy's pods, yet the
+/// graph keeps one list each way (linear memory), with the answers of a pairwise match.
+#[test]
+fn copies_share_their_links() {
+    let one = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec:\n  selector: {app: other}\n  ports: [{port: 80}]\n---\n";
+    let (_docs, g) = graph(&one.repeat(4));
+    assert_eq!(g.workloads.len(), 4);
+    for (i, s) in g.services.iter().enumerate() {
+        let targets: Vec<ObjId> = g.service_targets(s).iter().map(|w| w.obj).collect();
+        if i % 2 == 0 {
+            let all: Vec<ObjId> = g.workloads.iter().map(|w| w.obj).collect();
+            assert_eq!(targets, all);
+        } else {
+            assert!(targets.is_empty());
+        }
+    }
+    let selecting: Vec<ObjId> = g.services.iter().step_by(2).map(|s| s.obj).collect();
+    for w in &g.workloads {
+        let services: Vec<ObjId> = g.services_of(w).iter().map(|s| s.obj).collect();
+        assert_eq!(services, selecting, "in input order");
+    }
+    assert_eq!(g.selector_lists(), 1);
+    for w in &g.workloads {
+        assert_eq!(g.traffic_services_of(w).len(), 4);
+    }
+    // Lookups by name: four Services `web` equally near are ambiguous from anywhere.
+    assert!(matches!(
+        g.service_from(g.workloads[0].obj, "default", "web"),
+        Lookup::Ambiguous(found) if found.len() == 4
+    ));
+    // Past the memo's threshold, the memoised answer is the computed one, from any object of
+    // the file.
+    let (_docs, g) = graph(&one.repeat(40));
+    for w in [&g.workloads[0], &g.workloads[39], &g.workloads[0]] {
+        assert!(matches!(
+            g.service_from(w.obj, "default", "web"),
+            Lookup::Ambiguous(found) if found.len() == 40
+        ));
+    }
+}

@@ -110,15 +110,32 @@ pub struct Loaded {
 /// configuration per main file that no other input includes (see the module documentation of
 /// [`crate::nginx`]), and every parse and include error once.
 pub fn load_all(mains: &[FileId], files: &mut SourceMap, settings: &Settings) -> Loaded {
-    // No nginx config, nothing to load: every input path would be canonicalised below for
-    // nothing (a system call per file, about a tenth of a Kubernetes-only run).
+    load_all_canonical(mains, files, settings, &[])
+}
+
+/// [`load_all`] with the canonical path of the first files of `files` already known
+/// (`canonical[i]` for file id `i`; `None` for stdin): the engine canonicalises every input
+/// once, and the loader does not do it again.
+pub fn load_all_canonical(
+    mains: &[FileId],
+    files: &mut SourceMap,
+    settings: &Settings,
+    canonical_paths: &[Option<PathBuf>],
+) -> Loaded {
+    // No nginx config, nothing to load.
     if mains.is_empty() {
         return Loaded::default();
     }
     let mut by_path = BTreeMap::new();
     for (id, f) in files.iter() {
         if let Some(p) = &f.path {
-            by_path.entry(canonical(p)).or_insert(id);
+            let known = usize::try_from(id.0)
+                .ok()
+                .and_then(|i| canonical_paths.get(i))
+                .and_then(Option::clone);
+            by_path
+                .entry(known.unwrap_or_else(|| canonical(p)))
+                .or_insert(id);
         }
     }
     // The directory of every input is a root, and so is the prefix the user gave. (Built only

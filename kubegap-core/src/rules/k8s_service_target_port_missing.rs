@@ -92,27 +92,63 @@ declare_rule! {
     }
 }
 
+/// What the workloads a Service selects have in common with every other Service selecting the
+/// same list: computed once per distinct list (N copies of a release share one), so the rule
+/// stays linear where N Services each select N workloads.
+struct Selected<'a> {
+    /// Some selected workload has ports a kustomize patch sets.
+    patched: bool,
+    /// The app containers (init containers excluded), in input order.
+    containers: Vec<&'a crate::k8s::Container>,
+    /// Some container declares ports.
+    any_declared: bool,
+    names: std::collections::HashSet<&'a str>,
+    numbers: std::collections::HashSet<i64>,
+    /// The `selected:` note.
+    pods: String,
+}
+
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let mut shared: std::collections::HashMap<(usize, usize), Selected<'_>> =
+        std::collections::HashMap::new();
     for service in &cx.k8s.services {
-        let targets = cx.k8s.service_targets(service);
+        let indices = cx.k8s.service_target_indices(service);
         // Only pods written close to the Service (same file, directory, kustomization tree or
         // chart) are evidence; a workload whose ports a kustomize patch there sets has ports
         // kubegap cannot know.
-        if targets.is_empty()
+        if indices.is_empty()
             || !cx
                 .k8s
                 .service_link_near(service)
                 .is_some_and(|n| n.is_close())
-            || targets.iter().any(|w| w.patched.ports)
         {
             continue;
         }
-        let containers: Vec<_> = targets
-            .iter()
-            .flat_map(|w| w.containers.iter().filter(|c| !c.init))
-            .collect();
-        let any_declared = containers.iter().any(|c| !c.ports.is_empty());
-        let pods = bounded_list(targets.iter().map(|w| cx.describe(w.obj)));
+        let selected = shared
+            .entry((indices.as_ptr() as usize, indices.len()))
+            .or_insert_with(|| {
+                let targets: Vec<&crate::k8s::Workload> =
+                    indices.iter().map(|i| &cx.k8s.workloads[*i]).collect();
+                let containers: Vec<&crate::k8s::Container> = targets
+                    .iter()
+                    .flat_map(|w| w.containers.iter().filter(|c| !c.init))
+                    .collect();
+                let ports = || containers.iter().flat_map(|c| c.ports.iter());
+                Selected {
+                    patched: targets.iter().any(|w| w.patched.ports),
+                    any_declared: containers.iter().any(|c| !c.ports.is_empty()),
+                    names: ports().filter_map(|p| p.name.as_deref()).collect(),
+                    numbers: ports().filter_map(|p| p.number).collect(),
+                    pods: bounded_list(targets.len(), targets.iter().map(|w| cx.describe(w.obj))),
+                    containers,
+                }
+            });
+        if selected.patched {
+            continue;
+        }
+        let containers = &selected.containers;
+        let any_declared = selected.any_declared;
+        let pods = &selected.pods;
         for port in &service.ports {
             let (value_span, name, number) = match port.target_port {
                 Some(at) => {
@@ -136,11 +172,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 },
             };
             if let Some(name) = name {
-                if containers.iter().any(|c| {
-                    c.ports
-                        .iter()
-                        .any(|p| p.name.as_deref() == Some(name.as_str()))
-                }) {
+                if selected.names.contains(name.as_str()) {
                     continue;
                 }
                 let declared: Vec<String> = containers
@@ -155,7 +187,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     ),
                 );
                 f.note(format!("selected: {pods}"));
-                label_containers(cx, f, &containers);
+                label_containers(cx, f, containers);
                 if declared.is_empty() {
                     f.help("declare the port in the container's `ports` with this `name`, or use the port number");
                 } else {
@@ -165,11 +197,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     ));
                 }
             } else if let Some(number) = number {
-                if !any_declared
-                    || containers
-                        .iter()
-                        .any(|c| c.ports.iter().any(|p| p.number == Some(number)))
-                {
+                if !any_declared || selected.numbers.contains(&number) {
                     continue;
                 }
                 let declared: Vec<String> = containers
@@ -189,7 +217,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 );
                 f.severity(Severity::Info);
                 f.note(format!("selected: {pods}"));
-                label_containers(cx, f, &containers);
+                label_containers(cx, f, containers);
                 f.help(format!(
                     "the selected containers declare {}",
                     quote_list(&declared)
@@ -220,20 +248,13 @@ fn label_containers(cx: &Context<'_>, f: &mut Finding, containers: &[&crate::k8s
     }
 }
 
-/// The first few items (in input order), then how many more: a Service that selects
-/// thousands of workloads (a stream of copies) gets a note of bounded size, not one that grows
-/// with the input on every finding.
-fn bounded_list(items: impl Iterator<Item = String>) -> String {
+/// The first five of `count` items (in input order), then how many more: a Service that
+/// selects thousands of workloads (a stream of copies) gets a note of bounded size, not one that
+/// grows with the input on every finding. Only the five shown are formatted.
+fn bounded_list(count: usize, items: impl Iterator<Item = String>) -> String {
     const SHOWN: usize = 5;
-    let mut shown = Vec::new();
-    let mut more = 0usize;
-    for item in items {
-        if shown.len() < SHOWN {
-            shown.push(item);
-        } else {
-            more += 1;
-        }
-    }
+    let shown: Vec<String> = items.take(SHOWN).collect();
+    let more = count.saturating_sub(shown.len());
     let mut text = shown.join(", ");
     if more > 0 {
         text.push_str(&format!(" and {more} more"));
@@ -255,10 +276,10 @@ mod tests {
     #[test]
     fn long_lists_are_bounded() {
         let names = |n: usize| (0..n).map(|i| format!("w{i}"));
-        assert_eq!(bounded_list(names(2)), "w0, w1");
-        assert_eq!(bounded_list(names(5)), "w0, w1, w2, w3, w4");
+        assert_eq!(bounded_list(2, names(2)), "w0, w1");
+        assert_eq!(bounded_list(5, names(5)), "w0, w1, w2, w3, w4");
         assert_eq!(
-            bounded_list(names(3200)),
+            bounded_list(3200, names(3200)),
             "w0, w1, w2, w3, w4 and 3195 more"
         );
     }
