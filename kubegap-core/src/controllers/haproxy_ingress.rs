@@ -33,9 +33,10 @@ pub mod defaults {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) = (
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
     defaults::HAPROXY_INGRESS_KEEPALIVE_MS,
-    "default `timeout-keep-alive` of haproxy-ingress",
+    "timeout-keep-alive",
+    "haproxy-ingress",
 );
 
 /// Controller-wide settings of a controller of this product.

@@ -39,9 +39,10 @@ pub mod defaults {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) = (
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
     defaults::INGRESS_NGINX_KEEPALIVE_MS,
-    "default `keep-alive` of ingress-nginx",
+    "keep-alive",
+    "ingress-nginx",
 );
 
 /// Controller-wide settings of a controller of this product.

@@ -65,13 +65,7 @@ pub struct LoadBalancer {
 }
 
 fn default(product: &'static str, value: u64) -> Setting<u64> {
-    Setting::new(
-        value,
-        Source::Default {
-            product,
-            version: None,
-        },
-    )
+    Setting::new(value, Source::default_of(product, None))
 }
 
 /// `key=value` from an AWS attribute list (`a=1,b=2`), as a setting in seconds.
@@ -121,10 +115,7 @@ pub(super) fn alb(reader: &Reader<'_>, obj: ObjId) -> LoadBalancer {
         target_type: Some(target_type.unwrap_or_else(|| {
             Setting::new(
                 "instance".to_string(),
-                Source::Default {
-                    product: Product::AwsAlb.name(),
-                    version: None,
-                },
+                Source::default_of(Product::AwsAlb.name(), None),
             )
         })),
     }

@@ -289,10 +289,7 @@ impl Model {
 }
 
 fn default_of(product: Product, version: Option<&Version>) -> Source {
-    Source::Default {
-        product: product.name(),
-        version: version.cloned(),
-    }
+    Source::default_of(product.name(), version.cloned())
 }
 
 /// A setting from the ConfigMap, else the default.
@@ -362,9 +359,10 @@ impl RouteInput<'_> {
 }
 
 /// Client keep-alive default of the in-cluster proxy of a product when its configuration is not
-/// in the input (milliseconds, and what to call it), for the chains.
-pub fn default_client_keepalive(product: Product) -> Option<(u64, &'static str)> {
-    product.spec().client_keepalive
+/// in the input (milliseconds, and its source), for the chains.
+pub fn default_client_keepalive(product: Product) -> Option<(u64, Source)> {
+    let (ms, setting, name) = product.spec().client_keepalive?;
+    Some((ms, Source::default_setting(name, setting)))
 }
 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {

@@ -32,9 +32,10 @@ pub mod defaults {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) = (
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
     defaults::OPENSHIFT_KEEPALIVE_MS,
-    "default `timeout http-keep-alive` of the OpenShift router",
+    "timeout http-keep-alive",
+    "the OpenShift router",
 );
 
 /// Controller-wide settings of a controller of this product.

@@ -99,8 +99,8 @@ fn precedence_annotation_then_config_map_then_default() {
     let read = route.read_timeout.as_ref().unwrap();
     assert_eq!(read.value, 120_000);
     assert_eq!(
-        read.source.describe(&files),
-        "ConfigMap key `proxy-read-timeout` (t.yaml:24)"
+        read.source.cite(&files),
+        "ConfigMap key `proxy-read-timeout` at t.yaml:24"
     );
     let deadline = route.reload_deadline.as_ref().unwrap();
     assert_eq!(deadline.value, 600_000);
@@ -108,7 +108,7 @@ fn precedence_annotation_then_config_map_then_default() {
     let keepalive = route.upstream_keepalive_timeout.as_ref().unwrap();
     assert_eq!(keepalive.value, 60_000);
     assert_eq!(
-        keepalive.source.describe(&files),
+        keepalive.source.cite(&files),
         "default of ingress-nginx v1.15.1"
     );
     assert!(route.long_lived.is_some(), "3600s send timeout is a sign");
@@ -136,7 +136,7 @@ spec:
     assert_eq!(binding.via, Via::ClassName);
     let deadline = route.reload_deadline.as_ref().unwrap();
     assert_eq!(deadline.value, 240_000);
-    assert_eq!(deadline.source.describe(&files), "default of ingress-nginx");
+    assert_eq!(deadline.source.cite(&files), "default of ingress-nginx");
     assert_eq!(deadline.describe(&files), "240s (default of ingress-nginx)");
 }
 
@@ -180,7 +180,7 @@ data:
     let balance = c.settings.balance.as_ref().unwrap();
     assert_eq!(balance.value, "roundrobin");
     assert_eq!(
-        balance.source.describe(&files),
+        balance.source.cite(&files),
         "default of haproxy-ingress v0.14.5"
     );
 }
@@ -266,8 +266,8 @@ spec:
     let tunnel = route.tunnel_timeout.as_ref().unwrap();
     assert_eq!(tunnel.value, 7_200_000);
     assert_eq!(
-        tunnel.source.describe(&files),
-        "`spec.tuningOptions.tunnelTimeout` (t.yaml:11)"
+        tunnel.source.cite(&files),
+        "`spec.tuningOptions.tunnelTimeout` at t.yaml:11"
     );
     assert_eq!(
         route.reload_deadline.as_ref().map(|s| s.value),
@@ -396,7 +396,7 @@ spec:
     assert_eq!(
         alb.deregistration_delay
             .as_ref()
-            .map(|s| s.source.describe(&files)),
+            .map(|s| s.source.cite(&files)),
         Some("default of AWS target groups".to_string())
     );
     assert_eq!(
@@ -609,8 +609,8 @@ spec:
     let deadline = route.reload_deadline.as_ref().unwrap();
     assert_eq!(deadline.value, 7_200_000);
     assert_eq!(
-        deadline.source.describe(&files),
-        "env `ROUTER_HARD_STOP_AFTER` (t.yaml:12)"
+        deadline.source.cite(&files),
+        "env `ROUTER_HARD_STOP_AFTER` at t.yaml:12"
     );
     assert_eq!(
         route.tunnel_timeout.as_ref().map(|s| s.value),

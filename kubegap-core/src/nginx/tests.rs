@@ -197,7 +197,10 @@ fn effective_values_follow_inheritance_and_defaults() {
     let c = Some(passes[1].directive);
     let read = cfg.proxy_read_timeout(a);
     assert_eq!(read.value, Duration::from_secs(30));
-    assert_eq!(read.source.describe(&files), "set at nginx.conf:2");
+    assert_eq!(
+        read.source.cite(&files),
+        "`proxy_read_timeout` at nginx.conf:2"
+    );
     assert_eq!(
         cfg.proxy_read_timeout(c).value,
         Duration::from_secs(7200),
@@ -206,9 +209,12 @@ fn effective_values_follow_inheritance_and_defaults() {
     assert_eq!(cfg.keepalive_timeout(a).value, Duration::from_secs(10));
     assert_eq!(
         cfg.proxy_send_timeout(a),
-        Effective {
+        crate::value::provenance::Setting {
             value: Duration::from_secs(60),
-            source: ValueSource::Default("nginx default".into())
+            source: crate::value::provenance::Source::default_setting(
+                "nginx",
+                "proxy_send_timeout"
+            )
         }
     );
     let upstreams = cfg.upstreams();
@@ -238,7 +244,7 @@ fn upstream_keepalive_timeout_defaults_to_60s_and_does_not_inherit() {
     let u = cfg.upstreams()[0].directive;
     let v = cfg.upstream_keepalive_timeout(u);
     assert_eq!(v.value, Duration::from_secs(60));
-    assert!(matches!(v.source, ValueSource::Default(_)));
+    assert!(v.source.is_default());
 }
 
 #[test]
@@ -247,7 +253,9 @@ fn proxy_http_version_default_depends_on_the_version() {
     let at = Some(cfg.proxy_passes()[0].directive);
     let unknown = cfg.proxy_http_version(at, &Settings::default());
     assert_eq!(unknown.value, "1.0");
-    assert!(matches!(&unknown.source, ValueSource::Default(t) if t.contains("version unknown")));
+    assert!(
+        matches!(&unknown.source, crate::value::provenance::Source::Default { note: Some(t), .. } if t.contains("version unknown"))
+    );
     let old = Settings {
         nginx_version: Version::parse("1.25.3"),
         ..Settings::default()

@@ -245,7 +245,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             format!(
                 "this change reloads the nginx of {name}: `worker_shutdown_timeout` {} ({}) cuts the long-lived connections of {}, which the change does not touch",
                 format_std(shutdown.value),
-                shutdown.source.describe(&cx.head.ws.files),
+                shutdown.source.cite(&cx.head.ws.files),
                 logic::enumerate(&untouched),
             ),
         );

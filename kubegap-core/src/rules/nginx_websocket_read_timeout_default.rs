@@ -1,7 +1,6 @@
 //! `nginx-websocket-read-timeout-default`: a WebSocket location that closes idle sockets after a
 //! minute or less.
 
-use crate::nginx::ValueSource;
 use crate::rule::prelude::*;
 use crate::rules::helpers::nginx::primary_span;
 use crate::value::duration::format_std;
@@ -84,17 +83,17 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 primary_span(cfg, ll.location, ll.proxy_pass),
                 format!(
                     "`{}` proxies WebSockets but closes them after {} without upstream data \
-                     (`proxy_read_timeout`, {})",
+                     ({})",
                     cfg.describe(ll.location),
                     format_std(timeout.value),
-                    timeout.source.describe(cx.files)
+                    timeout.source.cite(cx.files)
                 ),
             );
             finding.note(format!(
                 "kubegap treats it as a WebSocket location because {}",
                 ll.reason
             ));
-            if let ValueSource::Directive { span, .. } = timeout.source {
+            if let Some(span) = timeout.source.span() {
                 finding.label(span, "read timeout set here");
             }
             finding.help(

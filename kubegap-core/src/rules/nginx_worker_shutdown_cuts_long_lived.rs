@@ -91,13 +91,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let finding = sink.report(
                 primary_span(cfg, ll.location, ll.proxy_pass),
                 format!(
-                    "every reload cuts the WebSockets of `{}` after {} (`worker_shutdown_timeout`, \
-                     {}), before their read timeout of {} (`proxy_read_timeout`, {})",
+                    "every reload cuts the WebSockets of `{}` after {} ({}), \
+                     before their read timeout of {} ({})",
                     cfg.describe(ll.location),
                     format_std(shutdown.value),
-                    shutdown.source.describe(cx.files),
+                    shutdown.source.cite(cx.files),
                     format_std(read.value),
-                    read.source.describe(cx.files),
+                    read.source.cite(cx.files),
                 ),
             );
             if let Some(span) = shutdown.source.span() {
