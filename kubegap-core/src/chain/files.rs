@@ -112,22 +112,19 @@ fn nginx_routes<'a>(cx: &Stage<'a>, out: &mut Vec<FileRoute<'a>>) {
             let base = base_name(cx, pass.url_span);
             let mut proxy = Hop::new(Layer::Proxy, format!("nginx ({base})"), Some(pass.url_span));
             let keepalive = config.keepalive_timeout(location);
-            proxy.keepalive = Some(nginx_value(
-                keepalive.value.as_secs_f64(),
-                &keepalive.source,
-            ));
+            proxy.keepalive = Some(nginx_value(keepalive.value.secs_f64(), &keepalive.source));
             let read = config.proxy_read_timeout(location);
-            proxy.read_timeout = Some(nginx_value(read.value.as_secs_f64(), &read.source));
+            proxy.read_timeout = Some(nginx_value(read.value.secs_f64(), &read.source));
             // After a reload, old workers keep open connections until `worker_shutdown_timeout`.
             proxy.lifetime = shutdown
                 .as_ref()
-                .map(|s| nginx_value(s.value.as_secs_f64(), &s.source));
+                .map(|s| nginx_value(s.value.secs_f64(), &s.source));
             // Upstream connections are pooled with `keepalive N` in the upstream block, or by
             // default from nginx 1.29.7 on.
             if let Some(upstream) = pass.upstream.and_then(|i| upstreams.get(i)) {
                 if upstream.keepalive.is_some() || new_default {
                     let idle = config.upstream_keepalive_timeout(upstream.directive);
-                    let mut value = nginx_value(idle.value.as_secs_f64(), &idle.source);
+                    let mut value = nginx_value(idle.value.secs_f64(), &idle.source);
                     if let Some(k) = upstream.keepalive {
                         // A default points at the upstream's `keepalive` line.
                         value.source = value.source.implied_by("`keepalive`", config.get(k).span);

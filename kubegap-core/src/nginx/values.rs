@@ -1,16 +1,15 @@
 //! Units and effective values: what a directive is set to at a given place once nginx's
 //! inheritance and built-in defaults are applied, and where that value came from.
 
-use std::time::Duration;
-
 use crate::config::Settings;
+use crate::value::duration::Millis;
 use crate::value::provenance::{Setting, Source};
 
 use super::{DirectiveId, NginxConfig};
 
 /// Parses an nginx time (`ngx_parse_time`): `500ms`, `30s`, `1h30m`, a bare number is seconds.
 /// Units: ms, s, m, h, d, w, M (30 days), y (365 days). `None` for anything else.
-pub fn parse_time(text: &str) -> Option<Duration> {
+pub fn parse_time(text: &str) -> Option<Millis> {
     let text = text.trim();
     if text.is_empty() {
         return None;
@@ -48,7 +47,7 @@ pub fn parse_time(text: &str) -> Option<Duration> {
         };
         total_ms = total_ms.checked_add(n.checked_mul(unit_ms)?)?;
     }
-    Some(Duration::from_millis(u64::try_from(total_ms).ok()?))
+    Some(Millis(u64::try_from(total_ms).ok()?))
 }
 
 /// Parses an nginx size: `512`, `8k`, `1m`, `2g` (either case). `None` for anything else.
@@ -123,8 +122,8 @@ impl NginxConfig {
         &self,
         at: Option<DirectiveId>,
         name: &str,
-        default: Duration,
-    ) -> Setting<Duration> {
+        default: Millis,
+    ) -> Setting<Millis> {
         self.time_or_default(
             self.effective(at, name),
             default,
@@ -136,9 +135,9 @@ impl NginxConfig {
     fn time_or_default(
         &self,
         directive: Option<DirectiveId>,
-        default: Duration,
+        default: Millis,
         default_source: Source,
-    ) -> Setting<Duration> {
+    ) -> Setting<Millis> {
         if let Some(id) = directive {
             let d = self.get(id);
             if let Some(value) = d.arg(0).and_then(parse_time) {
@@ -155,32 +154,32 @@ impl NginxConfig {
     }
 
     /// Setting `proxy_read_timeout` (default 60s).
-    pub fn proxy_read_timeout(&self, at: Option<DirectiveId>) -> Setting<Duration> {
-        self.effective_time(at, "proxy_read_timeout", Duration::from_secs(60))
+    pub fn proxy_read_timeout(&self, at: Option<DirectiveId>) -> Setting<Millis> {
+        self.effective_time(at, "proxy_read_timeout", Millis::from_secs(60))
     }
 
     /// Setting `proxy_send_timeout` (default 60s).
-    pub fn proxy_send_timeout(&self, at: Option<DirectiveId>) -> Setting<Duration> {
-        self.effective_time(at, "proxy_send_timeout", Duration::from_secs(60))
+    pub fn proxy_send_timeout(&self, at: Option<DirectiveId>) -> Setting<Millis> {
+        self.effective_time(at, "proxy_send_timeout", Millis::from_secs(60))
     }
 
     /// Setting client `keepalive_timeout` (default 75s).
-    pub fn keepalive_timeout(&self, at: Option<DirectiveId>) -> Setting<Duration> {
-        self.effective_time(at, "keepalive_timeout", Duration::from_secs(75))
+    pub fn keepalive_timeout(&self, at: Option<DirectiveId>) -> Setting<Millis> {
+        self.effective_time(at, "keepalive_timeout", Millis::from_secs(75))
     }
 
     /// The upstream block's `keepalive_timeout` (default 60s; not inherited from `http`).
-    pub fn upstream_keepalive_timeout(&self, upstream: DirectiveId) -> Setting<Duration> {
+    pub fn upstream_keepalive_timeout(&self, upstream: DirectiveId) -> Setting<Millis> {
         self.time_or_default(
             self.find_children(Some(upstream), "keepalive_timeout")
                 .next(),
-            Duration::from_secs(60),
+            Millis::from_secs(60),
             Source::default_setting("nginx", "keepalive_timeout").with_note("in an upstream block"),
         )
     }
 
     /// `worker_shutdown_timeout` of the main context (no default: old workers wait forever).
-    pub fn worker_shutdown_timeout(&self) -> Option<Setting<Duration>> {
+    pub fn worker_shutdown_timeout(&self) -> Option<Setting<Millis>> {
         let id = self.main_directive("worker_shutdown_timeout")?;
         let d = self.get(id);
         Some(Setting {

@@ -3,7 +3,6 @@
 
 use crate::rule::prelude::*;
 use crate::rules::helpers::nginx::primary_span;
-use crate::value::duration::format_std;
 
 declare_rule! {
     /// A WebSocket location keeps `proxy_read_timeout` at 60 seconds or less.
@@ -76,7 +75,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for cfg in cx.nginx {
         for ll in cfg.long_lived(cx.files) {
             let timeout = cfg.proxy_read_timeout(Some(ll.proxy_pass));
-            if timeout.value.as_secs_f64() > 60.0 {
+            if timeout.value > crate::value::duration::Millis::from_secs(60) {
                 continue;
             }
             let finding = sink.report(
@@ -85,7 +84,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     "`{}` proxies WebSockets but closes them after {} without upstream data \
                      ({})",
                     cfg.describe(ll.location),
-                    format_std(timeout.value),
+                    timeout.value,
                     timeout.source.cite(cx.files)
                 ),
             );

@@ -2,7 +2,6 @@
 
 use crate::rule::prelude::*;
 use crate::rules::helpers::nginx::primary_span;
-use crate::value::duration::format_std;
 
 declare_rule! {
     /// `worker_shutdown_timeout` is shorter than a WebSocket location's read timeout.
@@ -94,9 +93,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     "every reload cuts the WebSockets of `{}` after {} ({}), \
                      before their read timeout of {} ({})",
                     cfg.describe(ll.location),
-                    format_std(shutdown.value),
+                    shutdown.value,
                     shutdown.source.cite(cx.files),
-                    format_std(read.value),
+                    read.value,
                     read.source.cite(cx.files),
                 ),
             );

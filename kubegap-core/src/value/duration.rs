@@ -29,6 +29,34 @@
 //! A value written `4m` in a config is printed `240s`; `1h30m`, written `5400s` or `90m`, is
 //! printed `1h30m`. Days are printed as hours (`48h`), as Go and Kubernetes print them.
 
+/// A duration in milliseconds: the one duration type of the model, whatever unit a product
+/// writes. Printed with the one message format (its `Display` is [`format_ms`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Millis(pub u64);
+
+impl Millis {
+    /// Whole seconds.
+    pub const fn from_secs(secs: u64) -> Millis {
+        Millis(secs.saturating_mul(1000))
+    }
+
+    /// The number of milliseconds.
+    pub const fn ms(self) -> u64 {
+        self.0
+    }
+
+    /// The value in seconds (the chains' unit).
+    pub fn secs_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+}
+
+impl std::fmt::Display for Millis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_ms(self.0))
+    }
+}
+
 /// Formats milliseconds in the one message format (see the module documentation): `0s`,
 /// `500ms`, `1.5s`, `240s`, `10m`, `1h30m`, `24h`.
 pub fn format_ms(ms: u64) -> String {
@@ -66,11 +94,6 @@ pub fn format_timeout(ms: Option<u64>) -> String {
 /// Formats seconds (the chains' unit) like [`format_ms`], rounded to the millisecond.
 pub fn format_secs(secs: f64) -> String {
     format_ms(secs_to_ms(secs))
-}
-
-/// Formats a [`std::time::Duration`] (the nginx model's unit) like [`format_ms`].
-pub fn format_std(d: std::time::Duration) -> String {
-    format_ms(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Seconds to milliseconds, rounded; negative or non-finite values are 0.
@@ -161,8 +184,7 @@ pub fn parse(text: &str, bare: BareUnit) -> Option<u64> {
 /// own [`crate::nginx::parse_time`]. A bare number is seconds.
 pub fn nginx(text: &str) -> Option<u64> {
     let text = unquote(text);
-    let d = crate::nginx::parse_time(text)?;
-    u64::try_from(d.as_millis()).ok()
+    crate::nginx::parse_time(text).map(Millis::ms)
 }
 
 /// ingress-nginx integer seconds (`proxy-read-timeout`, `proxy-send-timeout`,
@@ -285,6 +307,7 @@ mod tests {
         assert_eq!(format_timeout(None), "infinite");
         assert_eq!(format_secs(0.5), "500ms");
         assert_eq!(format_secs(5400.0), "1h30m");
-        assert_eq!(format_std(std::time::Duration::from_secs(120)), "120s");
+        assert_eq!(Millis::from_secs(120).to_string(), "120s");
+        assert_eq!(Millis(5_400_000).to_string(), "1h30m");
     }
 }
