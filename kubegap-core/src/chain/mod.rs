@@ -14,6 +14,7 @@ mod ingress;
 use crate::k8s::{Service, Workload};
 use crate::model::Model;
 use crate::source::{SourceMap, Span};
+use crate::value::duration::Millis;
 use crate::value::provenance::{Setting, Source};
 
 pub use app::Secs;
@@ -70,7 +71,7 @@ impl Value {
     }
 
     /// A controller or load balancer setting (milliseconds) as a chain value.
-    pub fn of(setting: &Setting<u64>) -> Value {
+    pub fn of(setting: &Setting<Millis>) -> Value {
         Value::new(setting.secs(), setting.source.clone())
     }
 

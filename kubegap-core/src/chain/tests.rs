@@ -216,10 +216,13 @@ spec:
         controllers: &controllers,
     };
     let route = &controllers.routes[0];
-    assert_eq!(route.ping_interval.as_ref().map(|s| s.value), Some(90_000));
+    assert_eq!(
+        route.ping_interval.as_ref().map(|s| s.value),
+        Some(crate::value::duration::Millis(90_000))
+    );
     assert_eq!(
         route.session_lifetime.as_ref().map(|s| s.value),
-        Some(7_200_000)
+        Some(crate::value::duration::Millis(7_200_000))
     );
     let chains = super::build(&cx);
     assert!(!chains.is_empty());

@@ -336,7 +336,7 @@ fn controller_config_maps(cx: &DiffContext<'_>, sink: &mut Sink) {
                 cx.describe(controller.obj),
                 deadline.describe(files),
                 logic::enumerate(&routes),
-                format_ms(deadline.value),
+                format_ms(deadline.value.ms()),
             ),
         );
         if let Some(span) = deadline.source.key_span() {

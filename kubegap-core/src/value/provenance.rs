@@ -210,7 +210,7 @@ impl Source {
 /// An effective value and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setting<T> {
-    /// The value (durations in milliseconds).
+    /// The value (durations as [`crate::value::duration::Millis`]).
     pub value: T,
     /// Where it came from.
     pub source: Source,
@@ -223,18 +223,14 @@ impl<T> Setting<T> {
     }
 }
 
-impl Setting<u64> {
+impl Setting<crate::value::duration::Millis> {
     /// The value in seconds (for code that works in seconds, such as the chain hops).
     pub fn secs(&self) -> f64 {
-        self.value as f64 / 1000.0
+        self.value.secs_f64()
     }
 
     /// "3600s (annotation `…`, ing.yaml:9)", "240s (default of ingress-nginx)" for messages.
     pub fn describe(&self, files: &SourceMap) -> String {
-        format!(
-            "{} ({})",
-            crate::value::duration::format_ms(self.value),
-            self.source.cite(files)
-        )
+        format!("{} ({})", self.value, self.source.cite(files))
     }
 }
