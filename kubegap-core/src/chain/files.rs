@@ -164,7 +164,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, out: &mut Vec<FileRoute<'a>>) {
         let hard_stop = view
             .global_time("hard-stop-after")
             .and_then(|(d, _)| match d.value {
-                DurationValue::Ms(ms) => Some(haproxy_value("hard-stop-after", ms, d.span)),
+                DurationValue::Ms(ms) => Some(haproxy_value("hard-stop-after", ms.ms(), d.span)),
                 _ => None,
             });
         let websocket = view.websocket_proxies();
@@ -192,7 +192,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, out: &mut Vec<FileRoute<'a>>) {
                     let DurationValue::Ms(ms) = d.value else {
                         return None;
                     };
-                    Some(haproxy_value(&format!("timeout {name}"), ms, d.span))
+                    Some(haproxy_value(&format!("timeout {name}"), ms.ms(), d.span))
                 };
                 proxy.keepalive = timeout("http-keep-alive")
                     .or_else(|| timeout("http-request"))
@@ -206,7 +206,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, out: &mut Vec<FileRoute<'a>>) {
                     .server_time(&defaults, server, "pool-purge-delay")
                     .and_then(|d| match d.value {
                         DurationValue::Ms(ms) => {
-                            Some(haproxy_value("pool-purge-delay", ms, d.span))
+                            Some(haproxy_value("pool-purge-delay", ms.ms(), d.span))
                         }
                         _ => None,
                     });

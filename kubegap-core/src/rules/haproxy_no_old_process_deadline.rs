@@ -113,7 +113,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let limit = crate::haproxy::parse_time(line.text(1), false)
                 .ok()
                 .map(|(value, _)| value);
-            if limit != Some(crate::haproxy::DurationValue::Ms(0)) {
+            if limit
+                != Some(crate::haproxy::DurationValue::Ms(
+                    crate::value::duration::Millis(0),
+                ))
+            {
                 continue;
             }
         }

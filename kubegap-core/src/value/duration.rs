@@ -202,7 +202,7 @@ pub fn haproxy(text: &str) -> Option<Millis> {
     use crate::haproxy::duration::{parse_time, DurationValue};
     let text = unquote(text);
     match parse_time(text, false) {
-        Ok((DurationValue::Ms(ms), _)) => Some(Millis(ms)),
+        Ok((DurationValue::Ms(ms), _)) => Some(ms),
         _ => None,
     }
 }
