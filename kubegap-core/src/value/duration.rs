@@ -11,8 +11,11 @@
 //!
 //! (DOMAIN.md §4.0: "Unit normalisation is itself a source of bugs.")
 //!
-//! Every duration in the model is a number of milliseconds (`u64`), whatever the product wrote;
-//! the timeout chains keep seconds as `f64` ranges and print through [`format_secs`].
+//! Every duration in the model is a [`Millis`], whatever the product wrote: the per-product
+//! parsers below return it, controller and load-balancer settings are `Setting<Millis>`, nginx's
+//! effective values and haproxy.cfg's `DurationValue::Ms` hold it. The timeout chains still keep
+//! seconds as `f64` ranges (`chain::Secs`, for Node.js's version-dependent default) and print
+//! through [`format_secs`].
 //!
 //! ## One format in messages
 //!
