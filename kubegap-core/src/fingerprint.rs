@@ -55,7 +55,7 @@ pub fn fingerprint(
         .origin
         .clone()
         .unwrap_or_else(|| file_name.to_string());
-    let subject = subject(&finding.message);
+    let subject = subject(&own_file_citations(&finding.message, file.base_name()));
     let mut hasher = Fnv::default();
     for part in [
         finding.rule,
@@ -74,6 +74,34 @@ pub fn fingerprint(
         key,
         hash: format!("{:016x}", hasher.0),
     }
+}
+
+/// The message with citations of the finding's own file (`haproxy.cfg:12`, as every
+/// [`crate::value::provenance::Source::cite`] writes them) named `this.file:12`: the same
+/// config read from stdin (`<stdin>`) or from disk keeps its fingerprint.
+fn own_file_citations(message: &str, base_name: &str) -> String {
+    if base_name.is_empty() {
+        return message.to_string();
+    }
+    let needle = format!("{base_name}:");
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(&needle) {
+        let boundary = rest[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || c == '`' || c == '(');
+        let digit = rest[at + needle.len()..].starts_with(|c: char| c.is_ascii_digit());
+        out.push_str(&rest[..at]);
+        if boundary && digit {
+            out.push_str("this.file:");
+        } else {
+            out.push_str(&needle);
+        }
+        rest = &rest[at + needle.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The message without line numbers: `a.yaml:12` → `a.yaml:N`, `line 12` → `line N`.
@@ -358,6 +386,18 @@ mod tests {
             "`timeout client` (line N) vs svc.yaml:N and web:8080"
         );
         assert_eq!(subject("pipeline 3"), "pipeline 3");
+    }
+
+    #[test]
+    fn own_file_citations_do_not_depend_on_the_file_name() {
+        let disk = own_file_citations("`timeout tunnel 1h` at haproxy.cfg:29", "haproxy.cfg");
+        let stdin = own_file_citations("`timeout tunnel 1h` at <stdin>:29", "<stdin>");
+        assert_eq!(disk, stdin);
+        assert_eq!(subject(&disk), "`timeout tunnel 1h` at this.file:N");
+        assert_eq!(
+            own_file_citations("see other.cfg:3 and xhaproxy.cfg:4", "haproxy.cfg"),
+            "see other.cfg:3 and xhaproxy.cfg:4"
+        );
     }
 
     fn fp_of(text: &str, needle: &str) -> Fingerprint {

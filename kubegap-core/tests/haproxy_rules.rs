@@ -57,7 +57,7 @@ fn idle_close_depends_on_version_and_topology() {
     let unknown = run(rule, HTTP, None, true);
     assert_eq!(unknown[0].severity, Severity::Warning);
     assert!(
-        unknown[0].message.contains("line 2"),
+        unknown[0].message.contains("`mode http` at haproxy.cfg:2"),
         "{}",
         unknown[0].message
     );
@@ -131,8 +131,20 @@ backend c
         .iter()
         .find(|f| f.message.contains("backend `a` and backend `b`"))
         .expect("a and b share the defaults tunnel line");
-    assert!(shared.message.contains("(line 9)"), "{}", shared.message);
-    assert!(shared.message.contains("(line 2)"), "{}", shared.message);
+    assert!(
+        shared
+            .message
+            .contains("`timeout tunnel 1h` at haproxy.cfg:9"),
+        "{}",
+        shared.message
+    );
+    assert!(
+        shared
+            .message
+            .contains("`hard-stop-after 30m` at haproxy.cfg:2"),
+        "{}",
+        shared.message
+    );
 }
 
 #[test]
@@ -150,11 +162,11 @@ fn retries_message_gives_the_stall_and_its_sources() {
     assert_eq!(findings.len(), 1);
     let message = &findings[0].message;
     assert!(
-        message.contains("`retries 3` (HAProxy's built-in default)"),
+        message.contains("`retries 3` (default of HAProxy)"),
         "{message}"
     );
     assert!(
-        message.contains("`timeout connect 5s` (line 3)"),
+        message.contains("`timeout connect 5s` at haproxy.cfg:3"),
         "{message}"
     );
     assert!(message.contains("up to 20s"), "{message}");

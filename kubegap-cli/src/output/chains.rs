@@ -24,7 +24,7 @@ pub fn text(files: &SourceMap, chains: &[Chain]) -> String {
             let mut parts = Vec::new();
             let mut add = |what: &str, v: &Option<Value>| {
                 if let Some(v) = v {
-                    parts.push(format!("{what} {}", v.show()));
+                    parts.push(format!("{what} {}", v.show(files)));
                 }
             };
             add("keep-alive", &hop.keepalive);
@@ -66,30 +66,30 @@ struct JsonHop<'a> {
     layer: &'static str,
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    keepalive: Option<JsonValue<'a>>,
+    keepalive: Option<JsonValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pool_idle: Option<JsonValue<'a>>,
+    pool_idle: Option<JsonValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    timeout: Option<JsonValue<'a>>,
+    timeout: Option<JsonValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    tunnel_timeout: Option<JsonValue<'a>>,
+    tunnel_timeout: Option<JsonValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    lifetime: Option<JsonValue<'a>>,
+    lifetime: Option<JsonValue>,
 }
 
 #[derive(Serialize)]
-struct JsonValue<'a> {
+struct JsonValue {
     seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     seconds_max: Option<f64>,
-    source: &'a str,
+    source: String,
 }
 
-fn jv(v: &Option<Value>) -> Option<JsonValue<'_>> {
+fn jv(files: &SourceMap, v: &Option<Value>) -> Option<JsonValue> {
     v.as_ref().map(|v| JsonValue {
         seconds: v.secs.low,
         seconds_max: (v.secs.high > v.secs.low).then_some(v.secs.high),
-        source: &v.source,
+        source: v.source.cite(files),
     })
 }
 
@@ -123,11 +123,11 @@ pub fn json(files: &SourceMap, chains: &[Chain]) -> String {
                             Layer::App => "app",
                         },
                         name: &h.name,
-                        keepalive: jv(&h.keepalive),
-                        pool_idle: jv(&h.pool_idle),
-                        timeout: jv(&h.read_timeout),
-                        tunnel_timeout: jv(&h.tunnel_timeout),
-                        lifetime: jv(&h.lifetime),
+                        keepalive: jv(files, &h.keepalive),
+                        pool_idle: jv(files, &h.pool_idle),
+                        timeout: jv(files, &h.read_timeout),
+                        tunnel_timeout: jv(files, &h.tunnel_timeout),
+                        lifetime: jv(files, &h.lifetime),
                     })
                     .collect(),
             }

@@ -9,6 +9,7 @@
 use super::Stage;
 use crate::k8s::{Container, Workload};
 use crate::source::Span;
+use crate::value::provenance::Source;
 use crate::yaml::NodeRef;
 
 /// The annotation that declares an application's idle keep-alive, e.g. `65s`.
@@ -84,11 +85,9 @@ pub struct AppKeepAlive {
     pub server: Server,
     /// The idle keep-alive.
     pub secs: Secs,
-    /// Where the value came from, for messages: "`--keep-alive 5` (app.yaml:31)" or
-    /// "default of gunicorn (2 s), image `python:3.12` (app.yaml:20)".
-    pub source: String,
-    /// A compact source for chain lines: `apps.yaml:18`, `default of gunicorn, apps.yaml:18`.
-    pub short: String,
+    /// Where the value came from: an argument, an env value, an annotation, or the default of
+    /// the server implied by an image or a command word.
+    pub source: Source,
     /// The span to point at: the flag, env value, annotation, or the image/command implying it.
     pub span: Span,
     /// Node's `headersTimeout`, when declared (`kubegap.io/headers-timeout`).
@@ -177,12 +176,12 @@ pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option
             let secs = value.as_str().and_then(parse_secs)?;
             return Some(AppKeepAlive {
                 server: Server::Declared,
-                short: cx.cite(value.span()),
                 secs: Secs::exact(secs),
-                source: format!(
-                    "annotation `{KEEPALIVE_ANNOTATION}` at {}",
-                    cx.cite(value.span())
-                ),
+                source: Source::Annotation {
+                    key: KEEPALIVE_ANNOTATION.to_string(),
+                    key_span: value.span(),
+                    value_span: value.span(),
+                },
                 span: value.span(),
                 headers_timeout: declared_headers_timeout(cx, meta),
             });
@@ -210,20 +209,11 @@ fn declared_headers_timeout(cx: &Stage<'_>, meta: NodeRef<'_>) -> Option<(f64, S
 
 /// Detects the keep-alive of one container.
 pub fn detect_container(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
-    let mut found = detect_container_inner(cx, container)?;
-    found.short = if found.source.starts_with("default") {
-        format!(
-            "default of {}, {}",
-            found.server.name(),
-            cx.cite(found.span)
-        )
-    } else {
-        cx.cite(found.span)
-    };
-    Some(found)
+    let _ = cx;
+    detect_container_inner(container)
 }
 
-fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
+fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let words = words(container);
     let image_node = container.get("image");
     let image = image_node.and_then(|n| n.as_str()).unwrap_or_default();
@@ -240,10 +230,10 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
     };
     let implied = |what: &str, span: Option<Span>| -> (String, Span) {
         match span {
-            Some(span) => (format!("{what} at {}", cx.cite(span)), span),
+            Some(span) => (what.to_string(), span),
             None => {
                 let span = image_node.map_or_else(|| container.span(), |n| n.span());
-                (format!("image `{image}` at {}", cx.cite(span)), span)
+                (format!("image `{image}`"), span)
             }
         }
     };
@@ -255,8 +245,10 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
             return Some(AppKeepAlive {
                 server: Server::Gunicorn,
                 secs: Secs::exact(secs),
-                source: format!("`--keep-alive {value}` ({})", cx.cite(node.span())),
-                short: String::new(),
+                source: Source::Argument {
+                    text: format!("--keep-alive {value}"),
+                    span: node.span(),
+                },
                 span: node.span(),
                 headers_timeout: None,
             });
@@ -271,11 +263,10 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
                 return Some(AppKeepAlive {
                     server: Server::Gunicorn,
                     secs: Secs::exact(secs),
-                    source: format!(
-                        "`GUNICORN_CMD_ARGS` `--keep-alive {v}` ({})",
-                        cx.cite(node.span())
-                    ),
-                    short: String::new(),
+                    source: Source::Field {
+                        what: format!("env `GUNICORN_CMD_ARGS` `--keep-alive {v}`"),
+                        span: node.span(),
+                    },
                     span: node.span(),
                     headers_timeout: None,
                 });
@@ -289,8 +280,7 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Gunicorn,
             secs: Secs::exact(2.0),
-            source: format!("default `keepalive` of gunicorn; {what}"),
-            short: String::new(),
+            source: Source::default_setting("gunicorn", "keepalive").implied_by(what, span),
             span,
             headers_timeout: None,
         });
@@ -301,8 +291,10 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
             return Some(AppKeepAlive {
                 server: Server::Uvicorn,
                 secs: Secs::exact(secs),
-                source: format!("`--timeout-keep-alive {value}` ({})", cx.cite(node.span())),
-                short: String::new(),
+                source: Source::Argument {
+                    text: format!("--timeout-keep-alive {value}"),
+                    span: node.span(),
+                },
                 span: node.span(),
                 headers_timeout: None,
             });
@@ -311,8 +303,8 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Uvicorn,
             secs: Secs::exact(5.0),
-            source: format!("default `--timeout-keep-alive` of uvicorn; {what}"),
-            short: String::new(),
+            source: Source::default_setting("uvicorn", "--timeout-keep-alive")
+                .implied_by(what, span),
             span,
             headers_timeout: None,
         });
@@ -325,8 +317,7 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Puma,
             secs: Secs::exact(20.0),
-            source: format!("default `persistent_timeout` of puma; {what}"),
-            short: String::new(),
+            source: Source::default_setting("puma", "persistent_timeout").implied_by(what, span),
             span,
             headers_timeout: None,
         });
@@ -351,11 +342,10 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Tomcat,
             secs: Secs::exact(secs),
-            source: format!(
-                "`server.tomcat.keep-alive-timeout={value}` ({})",
-                cx.cite(node.span())
-            ),
-            short: String::new(),
+            source: Source::Argument {
+                text: format!("server.tomcat.keep-alive-timeout={value}"),
+                span: node.span(),
+            },
             span: node.span(),
             headers_timeout: None,
         });
@@ -373,32 +363,45 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
             return Some(AppKeepAlive {
                 server: Server::Node,
                 secs: Secs::exact(ms / 1000.0),
-                source: format!("`--keepAliveTimeout {value}` ms ({})", cx.cite(node.span())),
-                short: String::new(),
+                source: Source::Argument {
+                    text: format!("--keepAliveTimeout {value}"),
+                    span: node.span(),
+                },
                 span: node.span(),
                 headers_timeout: None,
             });
         }
         let span = image_node.map_or_else(|| container.span(), |n| n.span());
-        let (secs, version) = match node_image.flatten() {
-            Some(major) if major >= 26 => (Secs::exact(65.0), format!("v{major}")),
-            Some(major) => (Secs::exact(5.0), format!("v{major}")),
+        let default = Source::default_setting("Node.js", "keepAliveTimeout");
+        let (secs, default) = match node_image.flatten() {
+            Some(major) => {
+                let secs = if major >= 26 { 65.0 } else { 5.0 };
+                let default = match default {
+                    Source::Default {
+                        product, setting, ..
+                    } => Source::Default {
+                        product,
+                        version: Some(crate::config::Version(vec![major])),
+                        setting,
+                        note: None,
+                        implied_by: None,
+                    },
+                    other => other,
+                };
+                (Secs::exact(secs), default)
+            }
             None => (
                 Secs {
                     low: 5.0,
                     high: 65.0,
                 },
-                "(version unknown: 5s before v26, 65s from v26)".to_string(),
+                default.with_note("version unknown: 5s before v26, 65s from v26"),
             ),
         };
         return Some(AppKeepAlive {
             server: Server::Node,
             secs,
-            source: format!(
-                "default `keepAliveTimeout` of Node.js {version}; image `{image}` at {}",
-                cx.cite(span)
-            ),
-            short: String::new(),
+            source: default.implied_by(format!("image `{image}`"), span),
             span,
             headers_timeout: None,
         });
@@ -408,11 +411,8 @@ fn detect_container_inner(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppK
         return Some(AppKeepAlive {
             server: Server::Httpd,
             secs: Secs::exact(5.0),
-            source: format!(
-                "default `KeepAliveTimeout` of Apache httpd 2.4; image `{image}` at {}",
-                cx.cite(span)
-            ),
-            short: String::new(),
+            source: Source::default_setting("Apache httpd 2.4", "KeepAliveTimeout")
+                .implied_by(format!("image `{image}`"), span),
             span,
             headers_timeout: None,
         });

@@ -7,6 +7,7 @@ use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Val
 use crate::haproxy::duration::DurationValue;
 use crate::k8s::Service;
 use crate::source::Span;
+use crate::value::provenance::Source;
 use std::collections::HashMap;
 
 /// A file-config proxy that sends traffic to a Service of the input.
@@ -27,17 +28,19 @@ pub struct FileRoute<'a> {
 }
 
 /// An nginx value: `` `proxy_read_timeout` at nginx.conf:12 `` or its default.
-fn nginx_value(cx: &Stage<'_>, name: &str, secs: f64, source: &crate::nginx::ValueSource) -> Value {
-    match source.span() {
-        Some(span) => {
-            Value::new(secs, format!("`{name}` at {}", cx.cite(span)), Some(span)).at(cx.cite(span))
-        }
-        None => Value::new(
-            secs,
-            format!("`{name}`, {}", source.describe(cx.files)),
-            None,
-        ),
-    }
+fn nginx_value(secs: f64, source: &Source) -> Value {
+    Value::new(secs, source.clone())
+}
+
+/// An haproxy.cfg value: `` `timeout server` at haproxy.cfg:12 ``.
+fn haproxy_value(name: &str, ms: u64, span: Span) -> Value {
+    Value::new(
+        ms_secs(ms),
+        Source::Directive {
+            name: name.to_string(),
+            span,
+        },
+    )
 }
 
 fn ms_secs(ms: u64) -> f64 {
@@ -153,43 +156,23 @@ fn nginx_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileRou
             let base = base_name(cx, pass.url_span);
             let mut proxy = Hop::new(Layer::Proxy, format!("nginx ({base})"), Some(pass.url_span));
             let keepalive = config.keepalive_timeout(location);
-            proxy.keepalive = Some(nginx_value(
-                cx,
-                "keepalive_timeout",
-                keepalive.value.as_secs_f64(),
-                &keepalive.source,
-            ));
+            proxy.keepalive = Some(nginx_value(keepalive.value.secs_f64(), &keepalive.source));
             let read = config.proxy_read_timeout(location);
-            proxy.read_timeout = Some(nginx_value(
-                cx,
-                "proxy_read_timeout",
-                read.value.as_secs_f64(),
-                &read.source,
-            ));
+            proxy.read_timeout = Some(nginx_value(read.value.secs_f64(), &read.source));
             // After a reload, old workers keep open connections until `worker_shutdown_timeout`.
-            proxy.lifetime = shutdown.as_ref().map(|s| {
-                nginx_value(
-                    cx,
-                    "worker_shutdown_timeout",
-                    s.value.as_secs_f64(),
-                    &s.source,
-                )
-            });
+            proxy.lifetime = shutdown
+                .as_ref()
+                .map(|s| nginx_value(s.value.secs_f64(), &s.source));
             // Upstream connections are pooled with `keepalive N` in the upstream block, or by
             // default from nginx 1.29.7 on.
             if let Some(upstream) = pass.upstream.and_then(|i| upstreams.get(i)) {
                 if upstream.keepalive.is_some() || new_default {
                     let idle = config.upstream_keepalive_timeout(upstream.directive);
-                    let mut value = nginx_value(
-                        cx,
-                        "keepalive_timeout",
-                        idle.value.as_secs_f64(),
-                        &idle.source,
-                    );
-                    value.source = format!("upstream {}", value.source);
-                    value.span = value
-                        .span
-                        .or_else(|| upstream.keepalive.map(|k| config.get(k).span));
+                    let mut value = nginx_value(idle.value.secs_f64(), &idle.source);
+                    if let Some(k) = upstream.keepalive {
+                        // A default points at the upstream's `keepalive` line.
+                        value.source = value.source.implied_by("`keepalive`", config.get(k).span);
+                    }
                     proxy.pool_idle = Some(value);
                 }
             }
@@ -225,14 +208,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
         let hard_stop = view
             .global_time("hard-stop-after")
             .and_then(|(d, _)| match d.value {
-                DurationValue::Ms(ms) => Some(
-                    Value::new(
-                        ms_secs(ms),
-                        format!("`hard-stop-after` at {}", cx.cite(d.span)),
-                        Some(d.span),
-                    )
-                    .at(cx.cite(d.span)),
-                ),
+                DurationValue::Ms(ms) => Some(haproxy_value("hard-stop-after", ms.ms(), d.span)),
                 _ => None,
             });
         let websocket = view.websocket_proxies();
@@ -260,14 +236,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
                     let DurationValue::Ms(ms) = d.value else {
                         return None;
                     };
-                    Some(
-                        Value::new(
-                            ms_secs(ms),
-                            format!("`timeout {name}` at {}", cx.cite(d.span)),
-                            Some(d.span),
-                        )
-                        .at(cx.cite(d.span)),
-                    )
+                    Some(haproxy_value(&format!("timeout {name}"), ms.ms(), d.span))
                 };
                 proxy.keepalive = timeout("http-keep-alive")
                     .or_else(|| timeout("http-request"))
@@ -280,25 +249,16 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
                 let purge = view
                     .server_time(&defaults, server, "pool-purge-delay")
                     .and_then(|d| match d.value {
-                        DurationValue::Ms(ms) => Some(
-                            Value::new(
-                                ms_secs(ms),
-                                format!("`pool-purge-delay` at {}", cx.cite(d.span)),
-                                Some(d.span),
-                            )
-                            .at(cx.cite(d.span)),
-                        ),
+                        DurationValue::Ms(ms) => {
+                            Some(haproxy_value("pool-purge-delay", ms.ms(), d.span))
+                        }
                         _ => None,
                     });
                 let reuse_never = view.http_reuse(backend).value == "never";
                 let tcp = view.mode(backend).value == "tcp";
                 if !reuse_never && !tcp {
                     proxy.pool_idle = Some(purge.unwrap_or_else(|| {
-                        Value::new(
-                            5.0,
-                            "HAProxy's built-in default of `pool-purge-delay`",
-                            None,
-                        )
+                        Value::new(5.0, Source::default_setting("HAProxy", "pool-purge-delay"))
                     }));
                 }
                 let line = file.line_col(server.line.span.start).line;

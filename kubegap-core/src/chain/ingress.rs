@@ -5,39 +5,28 @@ use super::files::FileRoute;
 use super::Stage;
 use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Value};
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
-use crate::controllers::{Model, Product, Reader, RouteSettings, Setting};
+use crate::controllers::{Model, Product, Reader, RouteSettings};
 use crate::k8s::At;
-
-/// A controller setting as a chain value.
-pub(super) fn value(cx: &Stage<'_>, setting: &Setting<u64>) -> Value {
-    let source = setting.source.cite(cx.files);
-    let span = setting.source.span();
-    let short = match (span, setting.source.is_default()) {
-        (Some(span), false) => cx.cite(span),
-        _ => "default".to_string(),
-    };
-    Value::new(setting.secs(), source, span).at(short)
-}
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
 /// input: each product's file in `controllers/` owns its default.
 pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
-    let (ms, text) = crate::controllers::default_client_keepalive(product)?;
-    Some(Value::new(ms as f64 / 1000.0, text, None))
+    let (ms, source) = crate::controllers::default_client_keepalive(product)?;
+    Some(Value::new(ms as f64 / 1000.0, source))
 }
 
 /// The load balancer hop.
 fn lb_hop(cx: &Stage<'_>, lb: &LoadBalancer) -> Hop {
     let span = Some(super::object_anchor(cx, lb.obj));
     let mut hop = Hop::new(Layer::LoadBalancer, lb.kind.name(), span);
-    let idle = lb.idle_timeout.as_ref().map(|s| value(cx, s));
+    let idle = lb.idle_timeout.as_ref().map(Value::of);
     match lb.kind {
         LbKind::Gclb => {
             hop.gclb = true;
-            hop.pool_idle = lb.backend_keepalive.as_ref().map(|s| value(cx, s));
+            hop.pool_idle = lb.backend_keepalive.as_ref().map(Value::of);
             // `timeoutSec` is the response timeout, and a WebSocket's whole lifetime.
-            hop.read_timeout = lb.lifetime_cap.as_ref().map(|s| value(cx, s));
-            hop.lifetime = lb.lifetime_cap.as_ref().map(|s| value(cx, s));
+            hop.read_timeout = lb.lifetime_cap.as_ref().map(Value::of);
+            hop.lifetime = lb.lifetime_cap.as_ref().map(Value::of);
         }
         LbKind::Alb => {
             // An L7 load balancer: the idle timeout bounds both sides and pending responses.
@@ -76,24 +65,35 @@ fn proxy_hop(cx: &Stage<'_>, model: &Model, route: &RouteSettings, product: Prod
     let controller = route.controller.and_then(|i| model.controllers.get(i));
     let span = controller.map(|c| super::object_anchor(cx, c.obj));
     let mut hop = Hop::new(Layer::Proxy, product.name(), span);
-    hop.pool_idle = route.upstream_keepalive_timeout.as_ref().map(|s| value(cx, s)).or_else(|| {
-        // HAProxy-based controllers generate an haproxy.cfg whose idle server connections are
-        // purged every `pool-purge-delay` (HAProxy's default 5s), like a hand-written one.
-        matches!(product, Product::HaproxyTech | Product::HaproxyIngress | Product::OpenShift).then(|| {
-            Value::new(
-                5.0,
-                format!("HAProxy's built-in default of `pool-purge-delay`, in the haproxy.cfg {} generates", product.name()),
-                None,
+    hop.pool_idle = route
+        .upstream_keepalive_timeout
+        .as_ref()
+        .map(Value::of)
+        .or_else(|| {
+            // HAProxy-based controllers generate an haproxy.cfg whose idle server connections are
+            // purged every `pool-purge-delay` (HAProxy's default 5s), like a hand-written one.
+            matches!(
+                product,
+                Product::HaproxyTech | Product::HaproxyIngress | Product::OpenShift
             )
-        })
-    });
-    hop.read_timeout = route.read_timeout.as_ref().map(|s| value(cx, s));
-    hop.tunnel_timeout = route.tunnel_timeout.as_ref().map(|s| value(cx, s));
+            .then(|| {
+                Value::new(
+                    5.0,
+                    crate::value::provenance::Source::default_setting(
+                        "HAProxy",
+                        "pool-purge-delay",
+                    )
+                    .with_note(format!("in the haproxy.cfg {} generates", product.name())),
+                )
+            })
+        });
+    hop.read_timeout = route.read_timeout.as_ref().map(Value::of);
+    hop.tunnel_timeout = route.tunnel_timeout.as_ref().map(Value::of);
     hop.keepalive = controller
         .and_then(|c| c.settings.client_keepalive_timeout.as_ref())
-        .map(|s| value(cx, s))
+        .map(Value::of)
         .or_else(|| default_client_keepalive(product));
-    hop.lifetime = route.reload_deadline.as_ref().map(|s| value(cx, s));
+    hop.lifetime = route.reload_deadline.as_ref().map(Value::of);
     hop
 }
 

@@ -13,7 +13,9 @@ mod ingress;
 
 use crate::k8s::{Service, Workload};
 use crate::model::Model;
-use crate::source::Span;
+use crate::source::{SourceMap, Span};
+use crate::value::duration::Millis;
+use crate::value::provenance::{Setting, Source};
 
 pub use app::Secs;
 
@@ -49,44 +51,49 @@ pub enum Layer {
     App,
 }
 
-/// A number of seconds and where it came from.
+/// A number of seconds and where it came from. The source keeps spans; lines are computed only
+/// when a message or a chain line is rendered ([`Value::show`], [`Value::brief`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
     /// The value.
     pub secs: Secs,
-    /// Where it came from, for messages: a line, an annotation, or the default of a product.
-    pub source: String,
-    /// The span to point at or label, when the value is written somewhere.
-    pub span: Option<Span>,
-    /// A compact source for chain lines: `api.yaml:9`, `default`.
-    pub short: String,
+    /// Where it came from: a directive, an annotation, a declaration, the default of a product.
+    pub source: Source,
 }
 
 impl Value {
-    /// A value with a source; the compact source is `default` unless set with [`Value::at`].
-    pub fn new(secs: f64, source: impl Into<String>, span: Option<Span>) -> Value {
+    /// An exact value with its source.
+    pub fn new(secs: f64, source: Source) -> Value {
         Value {
             secs: Secs::exact(secs),
-            source: source.into(),
-            span,
-            short: "default".to_string(),
+            source,
         }
     }
 
-    /// Sets the compact source.
-    pub fn at(mut self, short: impl Into<String>) -> Value {
-        self.short = short.into();
-        self
+    /// A controller or load balancer setting (milliseconds) as a chain value.
+    pub fn of(setting: &Setting<Millis>) -> Value {
+        Value::new(setting.secs(), setting.source.clone())
     }
 
-    /// `60s (api.yaml:9)`, `5s (default of CloudFront)`.
-    pub fn show(&self) -> String {
-        format!("{} ({})", self.secs.show(), self.source)
+    /// The span to point at or label: where the value is written, else what implies a default.
+    pub fn span(&self) -> Option<Span> {
+        match &self.source {
+            Source::Default {
+                implied_by: Some((_, span)),
+                ..
+            } => Some(*span),
+            other => other.span(),
+        }
+    }
+
+    /// `60s (annotation `…` at api.yaml:9)`, `5s (default of CloudFront origin settings)`.
+    pub fn show(&self, files: &SourceMap) -> String {
+        format!("{} ({})", self.secs.show(), self.source.cite(files))
     }
 
     /// `60s (api.yaml:9)`, `5s (default)`: for chain lines.
-    pub fn brief(&self) -> String {
-        format!("{} ({})", self.secs.show(), self.short)
+    pub fn brief(&self, files: &SourceMap) -> String {
+        format!("{} ({})", self.secs.show(), self.source.brief(files))
     }
 }
 
@@ -174,7 +181,7 @@ pub struct Chain {
 
 impl Chain {
     /// Every hop with every value and source: two chains with the same signature are the same.
-    pub fn signature(&self) -> String {
+    pub fn signature(&self, files: &SourceMap) -> String {
         let mut out = String::new();
         for hop in &self.hops {
             out.push_str(&hop.name);
@@ -188,7 +195,7 @@ impl Chain {
             ] {
                 out.push('|');
                 if let Some(v) = v {
-                    out.push_str(&v.show());
+                    out.push_str(&v.show(files));
                 }
             }
             out.push('\n');
@@ -199,13 +206,13 @@ impl Chain {
     /// The chain, one hop per line from the outside in (`CloudFront pool 5s (default)`,
     /// `→ ALB idle 60s (api.yaml:9)`, …), marking the hop at `bad` with ✗. Each hop shows its
     /// keep-alive and pool idle with their compact sources.
-    pub fn render(&self, bad: Option<usize>) -> String {
-        self.render_values(bad, Shown::Idle)
+    pub fn render(&self, files: &SourceMap, bad: Option<usize>) -> String {
+        self.render_values(files, bad, Shown::Idle)
     }
 
     /// Like [`Chain::render`], showing the values a rule compares: idle keep-alive and pools,
     /// request and tunnel timeouts, or lifetime caps.
-    pub fn render_values(&self, bad: Option<usize>, shown: Shown) -> String {
+    pub fn render_values(&self, files: &SourceMap, bad: Option<usize>, shown: Shown) -> String {
         let parts: Vec<String> = self
             .hops
             .iter()
@@ -214,11 +221,11 @@ impl Chain {
                 let values: Vec<String> = match (hop.layer, shown) {
                     (Layer::Service, _) => Vec::new(),
                     (_, Shown::Idle) => match (&hop.keepalive, &hop.pool_idle) {
-                        (Some(k), Some(p)) if k == p => vec![format!("idle {}", k.brief())],
+                        (Some(k), Some(p)) if k == p => vec![format!("idle {}", k.brief(files))],
                         (k, p) => [("keep-alive", k), ("pool", p)]
                             .into_iter()
                             .filter_map(|(what, v)| {
-                                v.as_ref().map(|v| format!("{what} {}", v.brief()))
+                                v.as_ref().map(|v| format!("{what} {}", v.brief(files)))
                             })
                             .collect(),
                     },
@@ -227,12 +234,14 @@ impl Chain {
                         ("tunnel timeout", &hop.tunnel_timeout),
                     ]
                     .into_iter()
-                    .filter_map(|(what, v)| v.as_ref().map(|v| format!("{what} {}", v.brief())))
+                    .filter_map(|(what, v)| {
+                        v.as_ref().map(|v| format!("{what} {}", v.brief(files)))
+                    })
                     .collect(),
                     (_, Shown::Lifetime) => hop
                         .lifetime
                         .iter()
-                        .map(|v| format!("lifetime {}", v.brief()))
+                        .map(|v| format!("lifetime {}", v.brief(files)))
                         .collect(),
                 };
                 let mark = if bad == Some(i) { " ✗" } else { "" };
@@ -261,23 +270,19 @@ pub fn outer_hops(cx: &Stage<'_>) -> Vec<Hop> {
                 outer.product.clone()
             };
             let mut hop = Hop::new(Layer::Outer, name, None);
-            let defaults: Option<(f64, f64, &str)> = (product == "cloudfront").then_some((
-                5.0,
-                30.0,
-                "default of CloudFront origin settings",
-            ));
+            let defaults: Option<(f64, f64, &str)> =
+                (product == "cloudfront").then_some((5.0, 30.0, "CloudFront origin settings"));
+            let declared = || Source::Declaration {
+                what: outer.source.clone(),
+            };
             hop.pool_idle = match (outer.keepalive_secs, defaults) {
-                (Some(v), _) => {
-                    Some(Value::new(v, outer.source.clone(), None).at(outer.source.clone()))
-                }
-                (None, Some((k, _, src))) => Some(Value::new(k, src, None)),
+                (Some(v), _) => Some(Value::new(v, declared())),
+                (None, Some((k, _, src))) => Some(Value::new(k, Source::default_of(src, None))),
                 _ => None,
             };
             hop.read_timeout = match (outer.read_timeout_secs, defaults) {
-                (Some(v), _) => {
-                    Some(Value::new(v, outer.source.clone(), None).at(outer.source.clone()))
-                }
-                (None, Some((_, r, src))) => Some(Value::new(r, src, None)),
+                (Some(v), _) => Some(Value::new(v, declared())),
+                (None, Some((_, r, src))) => Some(Value::new(r, Source::default_of(src, None))),
                 _ => None,
             };
             hop
@@ -315,7 +320,7 @@ pub fn app_hop(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Optio
             .settings
             .client_keepalive_timeout
             .as_ref()
-            .map(|s| ingress::value(cx, s))
+            .map(Value::of)
             .or_else(|| ingress::default_client_keepalive(controller.product));
         return Some(hop);
     }
@@ -329,19 +334,16 @@ pub fn app_hop(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Optio
     hop.keepalive = Some(Value {
         secs: detected.secs,
         source: detected.source.clone(),
-        span: Some(detected.span),
-        short: detected.short.clone(),
     });
     hop.headers_timeout = detected.headers_timeout.map(|(secs, span)| {
         Value::new(
             secs,
-            format!(
-                "annotation `kubegap.io/headers-timeout` at {}",
-                cx.cite(span)
-            ),
-            Some(span),
+            Source::Annotation {
+                key: crate::value::declarations::HEADERS_TIMEOUT.to_string(),
+                key_span: span,
+                value_span: span,
+            },
         )
-        .at(cx.cite(span))
     });
     Some(hop)
 }
@@ -433,7 +435,7 @@ fn declared(cx: &Stage<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option<V
     let ms = crate::value::duration::go(v.as_str()?)?;
     let setting =
         crate::controllers::Setting::new(ms, crate::controllers::annotation_source(key, k, v));
-    Some(ingress::value(cx, &setting))
+    Some(Value::of(&setting))
 }
 
 /// Appends Service and app hops for the route's Service to `front`, one chain per selected
@@ -490,12 +492,17 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     files::file_chains(cx, &file_routes, &controller_services, &mut chains);
     let key = |c: &Chain| {
         let file = &cx.files.get(c.anchor.file).name;
-        (file.clone(), c.anchor.start, c.route.clone(), c.signature())
+        (
+            file.clone(),
+            c.anchor.start,
+            c.route.clone(),
+            c.signature(cx.files),
+        )
     };
     chains.sort_by_cached_key(key);
     // Several `server` lines or upstream servers reaching the same Service give the same chain.
     chains.dedup_by(|a, b| {
-        a.anchor == b.anchor && a.route == b.route && a.signature() == b.signature()
+        a.anchor == b.anchor && a.route == b.route && a.signature(cx.files) == b.signature(cx.files)
     });
     chains
 }
@@ -519,7 +526,7 @@ pub fn pairs(chain: &Chain) -> Vec<(usize, usize)> {
 /// the route's anchor.
 pub fn point(chain: &Chain, hop: usize, value: Option<&Value>) -> Span {
     value
-        .and_then(|v| v.span)
+        .and_then(Value::span)
         .or(chain.hops[hop].span)
         .unwrap_or(chain.anchor)
 }

@@ -30,7 +30,7 @@ fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
         model: &model,
         controllers: &crate::controllers::Model::default(),
     };
-    detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source))
+    detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source.cite(&files)))
 }
 
 fn pod(container: &str) -> String {
@@ -46,7 +46,10 @@ fn gunicorn_flag_env_default_and_config_file() {
     ))
     .unwrap();
     assert_eq!((s, v), (Server::Gunicorn, Secs::exact(75.0)));
-    assert!(src.contains("`--keep-alive 75` (app.yaml:6)"), "{src}");
+    assert!(
+        src.contains("argument `--keep-alive 75` at app.yaml:6"),
+        "{src}"
+    );
     let (_, v, _) = detect_in(&pod(
         "{name: a, image: x, args: [\"gunicorn --keep-alive=10 app:app\"]}",
     ))
@@ -213,10 +216,13 @@ spec:
         controllers: &controllers,
     };
     let route = &controllers.routes[0];
-    assert_eq!(route.ping_interval.as_ref().map(|s| s.value), Some(90_000));
+    assert_eq!(
+        route.ping_interval.as_ref().map(|s| s.value),
+        Some(crate::value::duration::Millis(90_000))
+    );
     assert_eq!(
         route.session_lifetime.as_ref().map(|s| s.value),
-        Some(7_200_000)
+        Some(crate::value::duration::Millis(7_200_000))
     );
     let chains = super::build(&cx);
     assert!(!chains.is_empty());
@@ -227,8 +233,8 @@ spec:
             Some(7200.0)
         );
         assert_eq!(
-            chain.ping_interval.as_ref().map(|v| v.show()),
-            Some("90s (annotation `kubegap.io/ping-interval`, t.yaml:6)".to_string())
+            chain.ping_interval.as_ref().map(|v| v.show(&files)),
+            Some("90s (annotation `kubegap.io/ping-interval` at t.yaml:6)".to_string())
         );
     }
 }

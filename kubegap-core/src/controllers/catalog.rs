@@ -50,7 +50,7 @@ pub struct Spec {
     /// The settings an Ingress it serves gets (annotations, else controller-wide, else defaults).
     pub ingress_route: Option<super::IngressRouteFn>,
     /// Its in-cluster proxy's client keep-alive default (milliseconds, what to call it).
-    pub client_keepalive: Option<(u64, &'static str)>,
+    pub client_keepalive: Option<(u64, &'static str, &'static str)>,
 }
 
 impl Product {

@@ -2,6 +2,7 @@
 //! Sources: `../shared/research/DOMAIN.md` §2.2, §2.4.
 
 use super::*;
+use crate::value::duration::Millis;
 
 /// What kubegap knows about haproxy-ingress.
 pub(super) const SPEC: Spec = Spec {
@@ -33,9 +34,10 @@ pub mod defaults {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) = (
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
     defaults::HAPROXY_INGRESS_KEEPALIVE_MS,
-    "default `timeout-keep-alive` of haproxy-ingress",
+    "timeout-keep-alive",
+    "haproxy-ingress",
 );
 
 /// Controller-wide settings of a controller of this product.
@@ -60,9 +62,10 @@ pub(super) fn controller_settings(
             .and_then(|(k, v)| {
                 let text = v.as_str()?.trim();
                 let value = match text.strip_suffix('%') {
-                    Some(p) => {
-                        crate::reload::percent_of(timeout_stop.value, p.trim().parse().ok()?)?
-                    }
+                    Some(p) => Millis(crate::reload::percent_of(
+                        timeout_stop.value.ms(),
+                        p.trim().parse().ok()?,
+                    )?),
                     None => duration::haproxy(text)?,
                 };
                 Some(Setting::new(
@@ -125,8 +128,8 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
     let version = r.version;
     let p = Product::HaproxyIngress;
     let pick = |key: &str,
-                parse: fn(&str) -> Option<u64>,
-                wide: Option<&Setting<u64>>,
+                parse: crate::value::duration::Parser,
+                wide: Option<&Setting<Millis>>,
                 default: u64,
                 p: Product| r.pick(key, parse, wide, default, p);
     route.read_timeout = Some(pick(
@@ -143,12 +146,14 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
         HAPROXY_INGRESS_TUNNEL_MS,
         p,
     ));
-    route.reload_deadline = Some(
-        wide.and_then(|w| w.reload_deadline.clone())
-            .unwrap_or_else(|| {
-                Setting::new(HAPROXY_INGRESS_TIMEOUT_STOP_MS, default_of(p, version))
-            }),
-    );
+    route.reload_deadline = Some(wide.and_then(|w| w.reload_deadline.clone()).unwrap_or_else(
+        || {
+            Setting::new(
+                Millis(HAPROXY_INGRESS_TIMEOUT_STOP_MS),
+                default_of(p, version),
+            )
+        },
+    ));
 }
 
 /// haproxy-ingress's `balance-algorithm` default at a version: `random(2)` from v0.16,

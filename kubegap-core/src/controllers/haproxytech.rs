@@ -3,6 +3,7 @@
 //! Sources: `../shared/research/DOMAIN.md` §2.2, §2.4.
 
 use super::*;
+use crate::value::duration::Millis;
 
 /// What kubegap knows about HAProxy Kubernetes Ingress Controller.
 pub(super) const SPEC: Spec = Spec {
@@ -36,9 +37,10 @@ pub mod defaults {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) = (
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
     defaults::HAPROXYTECH_KEEPALIVE_MS,
-    "default `timeout http-keep-alive` of the HAProxy Kubernetes Ingress Controller",
+    "timeout http-keep-alive",
+    "the HAProxy Kubernetes Ingress Controller",
 );
 
 /// Controller-wide settings of a controller of this product.
@@ -103,8 +105,8 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
     let version = r.version;
     let p = Product::HaproxyTech;
     let pick = |key: &str,
-                parse: fn(&str) -> Option<u64>,
-                wide: Option<&Setting<u64>>,
+                parse: crate::value::duration::Parser,
+                wide: Option<&Setting<Millis>>,
                 default: u64,
                 p: Product| r.pick(key, parse, wide, default, p);
     route.read_timeout = Some(pick(
@@ -123,6 +125,8 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
     ));
     route.reload_deadline = Some(
         wide.and_then(|w| w.reload_deadline.clone())
-            .unwrap_or_else(|| Setting::new(HAPROXYTECH_HARD_STOP_MS, default_of(p, version))),
+            .unwrap_or_else(|| {
+                Setting::new(Millis(HAPROXYTECH_HARD_STOP_MS), default_of(p, version))
+            }),
     );
 }

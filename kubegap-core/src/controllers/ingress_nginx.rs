@@ -2,6 +2,7 @@
 //! Sources: `../shared/research/DOMAIN.md` §2.2, §2.4.
 
 use super::*;
+use crate::value::duration::Millis;
 
 /// What kubegap knows about ingress-nginx.
 pub(super) const SPEC: Spec = Spec {
@@ -39,9 +40,10 @@ pub mod defaults {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) = (
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
     defaults::INGRESS_NGINX_KEEPALIVE_MS,
-    "default `keep-alive` of ingress-nginx",
+    "keep-alive",
+    "ingress-nginx",
 );
 
 /// Controller-wide settings of a controller of this product.
@@ -107,8 +109,8 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
     let version = r.version;
     let p = Product::IngressNginx;
     let pick = |key: &str,
-                parse: fn(&str) -> Option<u64>,
-                wide: Option<&Setting<u64>>,
+                parse: crate::value::duration::Parser,
+                wide: Option<&Setting<Millis>>,
                 default: u64,
                 p: Product| r.pick(key, parse, wide, default, p);
     let prefix = ctrl
@@ -131,13 +133,18 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
     route.upstream_keepalive_timeout = Some(
         wide.and_then(|w| w.upstream_keepalive_timeout.clone())
             .unwrap_or_else(|| {
-                Setting::new(INGRESS_NGINX_UPSTREAM_KEEPALIVE_MS, default_of(p, version))
+                Setting::new(
+                    Millis(INGRESS_NGINX_UPSTREAM_KEEPALIVE_MS),
+                    default_of(p, version),
+                )
             }),
     );
-    route.reload_deadline = Some(
-        wide.and_then(|w| w.reload_deadline.clone())
-            .unwrap_or_else(|| {
-                Setting::new(INGRESS_NGINX_WORKER_SHUTDOWN_MS, default_of(p, version))
-            }),
-    );
+    route.reload_deadline = Some(wide.and_then(|w| w.reload_deadline.clone()).unwrap_or_else(
+        || {
+            Setting::new(
+                Millis(INGRESS_NGINX_WORKER_SHUTDOWN_MS),
+                default_of(p, version),
+            )
+        },
+    ));
 }

@@ -11,6 +11,7 @@
 //! - Azure: `service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout`, minutes, default 4.
 
 use crate::k8s::ObjId;
+use crate::value::duration::Millis;
 
 use super::{
     annotation_source, duration, Controller, Product, Reader, RouteSettings, Setting, Source,
@@ -52,30 +53,29 @@ pub struct LoadBalancer {
     /// The Ingress or Service whose annotations configure it.
     pub obj: ObjId,
     /// Idle timeout (client and target connections).
-    pub idle_timeout: Option<Setting<u64>>,
+    pub idle_timeout: Option<Setting<Millis>>,
     /// Cap on a WebSocket's total lifetime (GCP backend service `timeoutSec`).
-    pub lifetime_cap: Option<Setting<u64>>,
+    pub lifetime_cap: Option<Setting<Millis>>,
     /// Keep-alive of the LB's connections to the backends (GCP: 600 s, fixed).
-    pub backend_keepalive: Option<Setting<u64>>,
+    pub backend_keepalive: Option<Setting<Millis>>,
     /// Target deregistration delay (ALB target groups; GKE BackendConfig
     /// `connectionDraining.drainingTimeoutSec`, default 0).
-    pub deregistration_delay: Option<Setting<u64>>,
+    pub deregistration_delay: Option<Setting<Millis>>,
     /// ALB target type (`instance` or `ip`).
     pub target_type: Option<Setting<String>>,
 }
 
-fn default(product: &'static str, value: u64) -> Setting<u64> {
-    Setting::new(
-        value,
-        Source::Default {
-            product,
-            version: None,
-        },
-    )
+fn default(product: &'static str, value: u64) -> Setting<Millis> {
+    Setting::new(Millis(value), Source::default_of(product, None))
 }
 
 /// `key=value` from an AWS attribute list (`a=1,b=2`), as a setting in seconds.
-fn attribute(reader: &Reader<'_>, obj: ObjId, annotation: &str, key: &str) -> Option<Setting<u64>> {
+fn attribute(
+    reader: &Reader<'_>,
+    obj: ObjId,
+    annotation: &str,
+    key: &str,
+) -> Option<Setting<Millis>> {
     let (k, v) = reader.annotation(obj, annotation)?;
     let text = v.as_str()?;
     let value = text.split(',').find_map(|pair| {
@@ -121,10 +121,7 @@ pub(super) fn alb(reader: &Reader<'_>, obj: ObjId) -> LoadBalancer {
         target_type: Some(target_type.unwrap_or_else(|| {
             Setting::new(
                 "instance".to_string(),
-                Source::Default {
-                    product: Product::AwsAlb.name(),
-                    version: None,
-                },
+                Source::default_of(Product::AwsAlb.name(), None),
             )
         })),
     }
@@ -171,13 +168,13 @@ fn backend_config_secs(
     service: ObjId,
     path: &[&str],
     default_ms: u64,
-) -> Setting<u64> {
+) -> Setting<Millis> {
     backend_config(reader, service)
         .and_then(|(bc, name)| {
             let v = reader.object(bc).path(path)?;
             let value = v.as_i64().and_then(|n| u64::try_from(n).ok())?;
             Some(Setting::new(
-                value.saturating_mul(1000),
+                Millis::from_secs(value),
                 Source::Field {
                     what: format!("BackendConfig `{name}` `{}`", path.join(".")),
                     span: v.span(),

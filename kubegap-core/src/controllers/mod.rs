@@ -31,6 +31,7 @@
 use crate::config::Version;
 use crate::k8s::{Graph, ObjId};
 use crate::source::Span;
+use crate::value::duration::Millis;
 use crate::yaml::{Document, NodeRef};
 
 mod args;
@@ -157,26 +158,26 @@ pub struct ControllerSettings {
     /// When old processes or workers are killed after a reload: ingress-nginx
     /// `worker-shutdown-timeout`, haproxytech `hard-stop-after`, haproxy-ingress `timeout-stop`,
     /// OpenShift `ingress.operator.openshift.io/hard-stop-after`.
-    pub reload_deadline: Option<Setting<u64>>,
+    pub reload_deadline: Option<Setting<Millis>>,
     /// haproxy-ingress `close-sessions-duration`, resolved to milliseconds.
-    pub close_spread: Option<Setting<u64>>,
+    pub close_spread: Option<Setting<Millis>>,
     /// The balance algorithm (`load-balance`, `balance-algorithm`).
     pub balance: Option<Setting<String>>,
     /// Upstream read (server) timeout.
-    pub read_timeout: Option<Setting<u64>>,
+    pub read_timeout: Option<Setting<Millis>>,
     /// Upstream send timeout (ingress-nginx).
-    pub send_timeout: Option<Setting<u64>>,
+    pub send_timeout: Option<Setting<Millis>>,
     /// Client inactivity timeout.
-    pub client_timeout: Option<Setting<u64>>,
+    pub client_timeout: Option<Setting<Millis>>,
     /// Tunnel (WebSocket) timeout.
-    pub tunnel_timeout: Option<Setting<u64>>,
+    pub tunnel_timeout: Option<Setting<Millis>>,
     /// Idle time of the pool of connections to the upstreams (ingress-nginx
     /// `upstream-keepalive-timeout`); for HAProxy-based controllers, `None` (HAProxy pools are
     /// purged per `pool-purge-delay`, not modelled here).
-    pub upstream_keepalive_timeout: Option<Setting<u64>>,
+    pub upstream_keepalive_timeout: Option<Setting<Millis>>,
     /// Client-side keep-alive idle (ingress-nginx `keep-alive`, HAProxy `timeout
     /// http-keep-alive`).
-    pub client_keepalive_timeout: Option<Setting<u64>>,
+    pub client_keepalive_timeout: Option<Setting<Millis>>,
     /// OpenShift `spec.idleConnectionTerminationPolicy`: `Immediate` (default: idle frontend
     /// connections are closed at reload) or `Deferred`.
     pub idle_connection_termination: Option<Setting<String>>,
@@ -204,25 +205,25 @@ pub struct RouteSettings {
     /// Index into [`Model::controllers`] of the controller serving it, when in the input.
     pub controller: Option<usize>,
     /// Effective upstream read timeout (annotation > ConfigMap > default).
-    pub read_timeout: Option<Setting<u64>>,
+    pub read_timeout: Option<Setting<Millis>>,
     /// Effective upstream send timeout (ingress-nginx).
-    pub send_timeout: Option<Setting<u64>>,
+    pub send_timeout: Option<Setting<Millis>>,
     /// Effective client timeout.
-    pub client_timeout: Option<Setting<u64>>,
+    pub client_timeout: Option<Setting<Millis>>,
     /// Effective tunnel timeout (HAProxy-based products).
-    pub tunnel_timeout: Option<Setting<u64>>,
+    pub tunnel_timeout: Option<Setting<Millis>>,
     /// The in-cluster proxy's upstream keep-alive idle (ingress-nginx).
-    pub upstream_keepalive_timeout: Option<Setting<u64>>,
+    pub upstream_keepalive_timeout: Option<Setting<Millis>>,
     /// The controller's reload deadline (see [`ControllerSettings::reload_deadline`]).
-    pub reload_deadline: Option<Setting<u64>>,
+    pub reload_deadline: Option<Setting<Millis>>,
     /// The cloud load balancer in front, when known.
     pub lb: Option<LoadBalancer>,
     /// Whether the route carries long-lived connections, and why.
     pub long_lived: Option<LongLived>,
     /// Declared `kubegap.io/ping-interval` (route, backend Services or their workloads).
-    pub ping_interval: Option<Setting<u64>>,
+    pub ping_interval: Option<Setting<Millis>>,
     /// Declared `kubegap.io/session-lifetime`.
-    pub session_lifetime: Option<Setting<u64>>,
+    pub session_lifetime: Option<Setting<Millis>>,
 }
 
 /// The controllers, routes and load balancers of one input.
@@ -289,10 +290,7 @@ impl Model {
 }
 
 fn default_of(product: Product, version: Option<&Version>) -> Source {
-    Source::Default {
-        product: product.name(),
-        version: version.cloned(),
-    }
+    Source::default_of(product.name(), version.cloned())
 }
 
 /// A setting from the ConfigMap, else the default.
@@ -300,12 +298,12 @@ fn cm_or_default(
     reader: &Reader<'_>,
     c: &Controller,
     key: &str,
-    parse: fn(&str) -> Option<u64>,
+    parse: crate::value::duration::Parser,
     default: u64,
-) -> Setting<u64> {
+) -> Setting<Millis> {
     reader
         .config_map_ms(c.config_map, key, parse)
-        .unwrap_or_else(|| Setting::new(default, default_of(c.product, c.version.as_ref())))
+        .unwrap_or_else(|| Setting::new(Millis(default), default_of(c.product, c.version.as_ref())))
 }
 
 /// A product's reading of its controller-wide settings (see [`catalog::Spec`]).
@@ -349,22 +347,23 @@ impl RouteInput<'_> {
     pub fn pick(
         &self,
         key: &str,
-        parse: fn(&str) -> Option<u64>,
-        wide: Option<&Setting<u64>>,
+        parse: crate::value::duration::Parser,
+        wide: Option<&Setting<Millis>>,
         default: u64,
         p: Product,
-    ) -> Setting<u64> {
+    ) -> Setting<Millis> {
         self.reader
             .annotation_ms(self.obj, key, parse)
             .or_else(|| wide.cloned())
-            .unwrap_or_else(|| Setting::new(default, default_of(p, self.version)))
+            .unwrap_or_else(|| Setting::new(Millis(default), default_of(p, self.version)))
     }
 }
 
 /// Client keep-alive default of the in-cluster proxy of a product when its configuration is not
-/// in the input (milliseconds, and what to call it), for the chains.
-pub fn default_client_keepalive(product: Product) -> Option<(u64, &'static str)> {
-    product.spec().client_keepalive
+/// in the input (milliseconds, and its source), for the chains.
+pub fn default_client_keepalive(product: Product) -> Option<(u64, Source)> {
+    let (ms, setting, name) = product.spec().client_keepalive?;
+    Some((ms, Source::default_setting(name, setting)))
 }
 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {

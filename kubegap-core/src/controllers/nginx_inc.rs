@@ -22,8 +22,8 @@ pub(super) const SPEC: Spec = Spec {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) =
-    (75_000, "default `keepalive_timeout` of nginx");
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) =
+    (75_000, "keepalive_timeout", "nginx");
 
 /// The settings an Ingress served by this product gets from its annotations, else the
 /// controller-wide value, else the product default.

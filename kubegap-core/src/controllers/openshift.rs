@@ -3,6 +3,7 @@
 //! Sources: `../shared/research/DOMAIN.md` §2.2, §2.4.
 
 use super::*;
+use crate::value::duration::Millis;
 
 /// What kubegap knows about OpenShift router.
 pub(super) const SPEC: Spec = Spec {
@@ -32,9 +33,10 @@ pub mod defaults {
 
 /// Idle keep-alive towards clients when the configuration is not in the input, and what to
 /// call it in messages (chains).
-pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str) = (
+pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
     defaults::OPENSHIFT_KEEPALIVE_MS,
-    "default `timeout http-keep-alive` of the OpenShift router",
+    "timeout http-keep-alive",
+    "the OpenShift router",
 );
 
 /// Controller-wide settings of a controller of this product.
@@ -47,7 +49,7 @@ pub(super) fn controller_settings(
     let _ = c;
     {
         // A router deployed by hand: its template reads ROUTER_* environment variables.
-        let env = |name: &str, parse: fn(&str) -> Option<u64>| -> Option<Setting<u64>> {
+        let env = |name: &str, parse: crate::value::duration::Parser| -> Option<Setting<Millis>> {
             container
                 .get("env")
                 .into_iter()
@@ -64,8 +66,8 @@ pub(super) fn controller_settings(
                     ))
                 })
         };
-        let or_default = |s: Option<Setting<u64>>, d: u64| {
-            s.unwrap_or_else(|| Setting::new(d, default_of(Product::OpenShift, None)))
+        let or_default = |s: Option<Setting<Millis>>, d: u64| {
+            s.unwrap_or_else(|| Setting::new(Millis(d), default_of(Product::OpenShift, None)))
         };
         ControllerSettings {
             reload_deadline: env("ROUTER_HARD_STOP_AFTER", duration::haproxy),
@@ -82,7 +84,7 @@ pub(super) fn controller_settings(
                 OPENSHIFT_TUNNEL_MS,
             )),
             client_keepalive_timeout: Some(Setting::new(
-                OPENSHIFT_KEEPALIVE_MS,
+                crate::value::duration::Millis(OPENSHIFT_KEEPALIVE_MS),
                 default_of(Product::OpenShift, None),
             )),
             ..ControllerSettings::default()
@@ -106,7 +108,12 @@ pub(super) fn ingress_controller_settings(reader: &Reader<'_>, obj: ObjId) -> Co
                     },
                 ))
             })
-            .unwrap_or_else(|| Setting::new(default, default_of(Product::OpenShift, None)))
+            .unwrap_or_else(|| {
+                Setting::new(
+                    crate::value::duration::Millis(default),
+                    default_of(Product::OpenShift, None),
+                )
+            })
     };
     const HARD_STOP: &str = "ingress.operator.openshift.io/hard-stop-after";
     let hard_stop = reader
@@ -145,7 +152,7 @@ pub(super) fn ingress_controller_settings(reader: &Reader<'_>, obj: ObjId) -> Co
         client_timeout: Some(tuning("clientTimeout", OPENSHIFT_CLIENT_SERVER_MS)),
         tunnel_timeout: Some(tuning("tunnelTimeout", OPENSHIFT_TUNNEL_MS)),
         client_keepalive_timeout: Some(Setting::new(
-            OPENSHIFT_KEEPALIVE_MS,
+            crate::value::duration::Millis(OPENSHIFT_KEEPALIVE_MS),
             default_of(Product::OpenShift, None),
         )),
         ..ControllerSettings::default()
@@ -182,8 +189,8 @@ pub(super) fn route_settings(
     let wide = controller
         .and_then(|i| controllers.get(i))
         .map(|c| &c.settings);
-    let default = |d: u64| Setting::new(d, default_of(Product::OpenShift, None));
-    let pick = |key: &str, wide: Option<&Setting<u64>>, d: u64| {
+    let default = |d: u64| Setting::new(Millis(d), default_of(Product::OpenShift, None));
+    let pick = |key: &str, wide: Option<&Setting<Millis>>, d: u64| {
         reader
             .annotation_ms(obj, key, duration::haproxy)
             .or_else(|| wide.cloned())

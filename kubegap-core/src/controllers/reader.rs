@@ -3,6 +3,7 @@
 
 use super::{duration, Setting, Source};
 use crate::k8s::{At, Graph, ObjId};
+use crate::value::duration::Millis;
 use crate::yaml::{Document, NodeRef};
 
 /// Reads the annotations, ConfigMaps and objects of one input.
@@ -44,8 +45,8 @@ impl<'a> Reader<'a> {
         &self,
         obj: ObjId,
         key: &str,
-        parse: fn(&str) -> Option<u64>,
-    ) -> Option<Setting<u64>> {
+        parse: crate::value::duration::Parser,
+    ) -> Option<Setting<Millis>> {
         let (k, v) = self.annotation(obj, key)?;
         let value = parse(v.as_str()?)?;
         Some(Setting::new(value, annotation_source(key, k, v)))
@@ -65,8 +66,8 @@ impl<'a> Reader<'a> {
         &self,
         config_map: Option<ObjId>,
         key: &str,
-        parse: fn(&str) -> Option<u64>,
-    ) -> Option<Setting<u64>> {
+        parse: crate::value::duration::Parser,
+    ) -> Option<Setting<Millis>> {
         let (k, v) = self.config_map_entry(config_map?, key)?;
         let value = parse(v.as_str()?)?;
         Some(Setting::new(
@@ -95,7 +96,7 @@ impl<'a> Reader<'a> {
     /// A declared duration (`kubegap.io/ping-interval`, …) on an object or — for Ingresses and
     /// Routes — their backend Services and the workloads those select, in the one lookup order
     /// of [`crate::value::declarations`] (route, Service, workload, pod template).
-    pub fn declared_ms(&self, obj: ObjId, key: &str) -> Option<Setting<u64>> {
+    pub fn declared_ms(&self, obj: ObjId, key: &str) -> Option<Setting<Millis>> {
         let (k, v) = crate::value::declarations::lookup(
             self.graph,
             self.documents,

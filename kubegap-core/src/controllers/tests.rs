@@ -93,22 +93,22 @@ fn precedence_annotation_then_config_map_then_default() {
     assert_eq!(route.controller, Some(0));
     // Annotation wins.
     let send = route.send_timeout.as_ref().unwrap();
-    assert_eq!(send.value, 3_600_000);
+    assert_eq!(send.value, crate::value::duration::Millis(3_600_000));
     assert!(matches!(send.source, Source::Annotation { .. }));
     // ConfigMap next.
     let read = route.read_timeout.as_ref().unwrap();
-    assert_eq!(read.value, 120_000);
+    assert_eq!(read.value, crate::value::duration::Millis(120_000));
     assert_eq!(
-        read.source.describe(&files),
-        "ConfigMap key `proxy-read-timeout` (t.yaml:24)"
+        read.source.cite(&files),
+        "ConfigMap key `proxy-read-timeout` at t.yaml:24"
     );
     let deadline = route.reload_deadline.as_ref().unwrap();
-    assert_eq!(deadline.value, 600_000);
+    assert_eq!(deadline.value, crate::value::duration::Millis(600_000));
     // Default last, with product and version.
     let keepalive = route.upstream_keepalive_timeout.as_ref().unwrap();
-    assert_eq!(keepalive.value, 60_000);
+    assert_eq!(keepalive.value, crate::value::duration::Millis(60_000));
     assert_eq!(
-        keepalive.source.describe(&files),
+        keepalive.source.cite(&files),
         "default of ingress-nginx v1.15.1"
     );
     assert!(route.long_lived.is_some(), "3600s send timeout is a sign");
@@ -135,8 +135,8 @@ spec:
     // `ingressClassName: nginx` and no IngressClass in the input: ingress-nginx's class.
     assert_eq!(binding.via, Via::ClassName);
     let deadline = route.reload_deadline.as_ref().unwrap();
-    assert_eq!(deadline.value, 240_000);
-    assert_eq!(deadline.source.describe(&files), "default of ingress-nginx");
+    assert_eq!(deadline.value, crate::value::duration::Millis(240_000));
+    assert_eq!(deadline.source.cite(&files), "default of ingress-nginx");
     assert_eq!(deadline.describe(&files), "240s (default of ingress-nginx)");
 }
 
@@ -171,16 +171,16 @@ data:
     assert_eq!(sort.text, "--sort-endpoints-by ip");
     assert_eq!(
         c.settings.reload_deadline.as_ref().map(|s| s.value),
-        Some(1_200_000)
+        Some(crate::value::duration::Millis(1_200_000))
     );
     assert_eq!(
         c.settings.close_spread.as_ref().map(|s| s.value),
-        Some(300_000)
+        Some(crate::value::duration::Millis(300_000))
     );
     let balance = c.settings.balance.as_ref().unwrap();
     assert_eq!(balance.value, "roundrobin");
     assert_eq!(
-        balance.source.describe(&files),
+        balance.source.cite(&files),
         "default of haproxy-ingress v0.14.5"
     );
 }
@@ -262,16 +262,19 @@ spec:
     let route = &m.routes[0];
     assert_eq!(route.kind, RouteKind::Route);
     assert_eq!(route.controller, Some(0));
-    assert_eq!(route.read_timeout.as_ref().map(|s| s.value), Some(45_000));
-    let tunnel = route.tunnel_timeout.as_ref().unwrap();
-    assert_eq!(tunnel.value, 7_200_000);
     assert_eq!(
-        tunnel.source.describe(&files),
-        "`spec.tuningOptions.tunnelTimeout` (t.yaml:11)"
+        route.read_timeout.as_ref().map(|s| s.value),
+        Some(crate::value::duration::Millis(45_000))
+    );
+    let tunnel = route.tunnel_timeout.as_ref().unwrap();
+    assert_eq!(tunnel.value, crate::value::duration::Millis(7_200_000));
+    assert_eq!(
+        tunnel.source.cite(&files),
+        "`spec.tuningOptions.tunnelTimeout` at t.yaml:11"
     );
     assert_eq!(
         route.reload_deadline.as_ref().map(|s| s.value),
-        Some(1_800_000)
+        Some(crate::value::duration::Millis(1_800_000))
     );
     assert_eq!(
         route.client_timeout.as_ref().map(|s| s.source.is_default()),
@@ -388,7 +391,10 @@ spec:
     );
     let alb = m.routes[0].lb.as_ref().unwrap();
     assert_eq!(alb.kind, LbKind::Alb);
-    assert_eq!(alb.idle_timeout.as_ref().map(|s| s.value), Some(600_000));
+    assert_eq!(
+        alb.idle_timeout.as_ref().map(|s| s.value),
+        Some(crate::value::duration::Millis(600_000))
+    );
     assert_eq!(
         alb.target_type.as_ref().map(|s| s.value.as_str()),
         Some("ip")
@@ -396,19 +402,22 @@ spec:
     assert_eq!(
         alb.deregistration_delay
             .as_ref()
-            .map(|s| s.source.describe(&files)),
+            .map(|s| s.source.cite(&files)),
         Some("default of AWS target groups".to_string())
     );
     assert_eq!(
         m.routes[0].ping_interval.as_ref().map(|s| s.value),
-        Some(30_000)
+        Some(crate::value::duration::Millis(30_000))
     );
     let gke = m.routes[1].lb.as_ref().unwrap();
     assert_eq!(gke.kind, LbKind::Gclb);
-    assert_eq!(gke.lifetime_cap.as_ref().map(|s| s.value), Some(120_000));
+    assert_eq!(
+        gke.lifetime_cap.as_ref().map(|s| s.value),
+        Some(crate::value::duration::Millis(120_000))
+    );
     assert_eq!(
         gke.backend_keepalive.as_ref().map(|s| s.value),
-        Some(600_000)
+        Some(crate::value::duration::Millis(600_000))
     );
 }
 
@@ -442,9 +451,15 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
     };
     let az = lb::for_service(&reader, g.services[0].obj).unwrap();
     assert_eq!(az.kind, LbKind::Azure);
-    assert_eq!(az.idle_timeout.map(|s| s.value), Some(600_000));
+    assert_eq!(
+        az.idle_timeout.map(|s| s.value),
+        Some(crate::value::duration::Millis(600_000))
+    );
     let nlb = lb::for_service(&reader, g.services[1].obj).unwrap();
-    assert_eq!(nlb.idle_timeout.map(|s| s.value), Some(350_000));
+    assert_eq!(
+        nlb.idle_timeout.map(|s| s.value),
+        Some(crate::value::duration::Millis(350_000))
+    );
     assert!(lb::for_service(&reader, g.services[2].obj).is_none());
 }
 
@@ -483,7 +498,7 @@ spec:
     );
     assert_eq!(
         route.reload_deadline.as_ref().map(|s| s.value),
-        Some(1_800_000)
+        Some(crate::value::duration::Millis(1_800_000))
     );
     // A second HAProxy product on the same default class makes the class ambiguous.
     let both = format!(
@@ -554,7 +569,7 @@ spec:
     assert_eq!(m.routes.len(), 1);
     assert_eq!(
         m.routes[0].reload_deadline.as_ref().map(|s| s.value),
-        Some(2_700_000)
+        Some(crate::value::duration::Millis(2_700_000))
     );
 }
 
@@ -607,16 +622,19 @@ spec:
     let route = &m.routes[0];
     assert_eq!(route.controller, Some(0));
     let deadline = route.reload_deadline.as_ref().unwrap();
-    assert_eq!(deadline.value, 7_200_000);
+    assert_eq!(deadline.value, crate::value::duration::Millis(7_200_000));
     assert_eq!(
-        deadline.source.describe(&files),
-        "env `ROUTER_HARD_STOP_AFTER` (t.yaml:12)"
+        deadline.source.cite(&files),
+        "env `ROUTER_HARD_STOP_AFTER` at t.yaml:12"
     );
     assert_eq!(
         route.tunnel_timeout.as_ref().map(|s| s.value),
-        Some(1_800_000)
+        Some(crate::value::duration::Millis(1_800_000))
     );
-    assert_eq!(route.read_timeout.as_ref().map(|s| s.value), Some(30_000));
+    assert_eq!(
+        route.read_timeout.as_ref().map(|s| s.value),
+        Some(crate::value::duration::Millis(30_000))
+    );
 }
 
 #[test]
@@ -658,9 +676,9 @@ spec:
     assert_eq!(route.controller, Some(0));
     assert_eq!(
         route.reload_deadline.as_ref().map(|s| s.value),
-        Some(3_600_000)
+        Some(crate::value::duration::Millis(3_600_000))
     );
     let tunnel = route.tunnel_timeout.as_ref().unwrap();
-    assert_eq!(tunnel.value, 10_800_000);
+    assert_eq!(tunnel.value, crate::value::duration::Millis(10_800_000));
     assert!(matches!(tunnel.source, Source::Annotation { .. }));
 }

@@ -6,6 +6,7 @@
 //! (`close-spread-time`), and `${VAR}` values stay symbolic.
 
 use crate::source::Span;
+use crate::value::duration::Millis;
 
 /// HAProxy rejects time values at or above 2^31 - 1 ms (about 24.8 days).
 pub const MAX_MS: u64 = 0x7fff_ffff;
@@ -46,7 +47,7 @@ impl TimeUnit {
 pub enum DurationValue {
     /// A finite value in milliseconds. `0` is kept as written (for timeouts it means "no
     /// timeout"; see [`Duration::is_unlimited`]).
-    Ms(u64),
+    Ms(Millis),
     /// The keyword `infinite`.
     Infinite,
     /// An environment variable (`"${VAR}"`): unknown until HAProxy starts.
@@ -70,7 +71,7 @@ impl Duration {
     /// The value in milliseconds, if finite and known.
     pub fn ms(&self) -> Option<u64> {
         match self.value {
-            DurationValue::Ms(ms) => Some(ms),
+            DurationValue::Ms(ms) => Some(ms.ms()),
             _ => None,
         }
     }
@@ -83,15 +84,18 @@ impl Duration {
     /// Whether, used as a timeout, this value means "never": `infinite`, or `0`, which HAProxy
     /// turns into an eternal tick.
     pub fn is_unlimited(&self) -> bool {
-        matches!(self.value, DurationValue::Infinite | DurationValue::Ms(0))
+        matches!(
+            self.value,
+            DurationValue::Infinite | DurationValue::Ms(Millis(0))
+        )
     }
 
     /// As a timeout, when known: `Some(Some(ms))` for a finite limit, `Some(None)` for no
     /// limit (`0` or `infinite`), `None` for a variable.
     pub fn limit(&self) -> Option<Option<u64>> {
         match self.value {
-            DurationValue::Ms(0) | DurationValue::Infinite => Some(None),
-            DurationValue::Ms(ms) => Some(Some(ms)),
+            DurationValue::Ms(Millis(0)) | DurationValue::Infinite => Some(None),
+            DurationValue::Ms(ms) => Some(Some(ms.ms())),
             DurationValue::Symbolic => None,
         }
     }
@@ -99,8 +103,8 @@ impl Duration {
     /// As a timeout: `Some(ms)` when finite and non-zero, `None` when unlimited or symbolic.
     pub fn timeout_ms(&self) -> Option<u64> {
         match self.value {
-            DurationValue::Ms(0) => None,
-            DurationValue::Ms(ms) => Some(ms),
+            DurationValue::Ms(Millis(0)) => None,
+            DurationValue::Ms(ms) => Some(ms.ms()),
             _ => None,
         }
     }
@@ -195,11 +199,11 @@ pub fn parse_time(
     }
     if suffix.len() > unit_len {
         return Err(DurationError::Trailing {
-            value: DurationValue::Ms(ms),
+            value: DurationValue::Ms(Millis(ms)),
             unit,
         });
     }
-    Ok((DurationValue::Ms(ms), unit))
+    Ok((DurationValue::Ms(Millis(ms)), unit))
 }
 
 #[cfg(test)]
@@ -208,7 +212,7 @@ mod tests {
 
     fn ms(text: &str) -> Option<u64> {
         match parse_time(text, true) {
-            Ok((DurationValue::Ms(ms), _)) => Some(ms),
+            Ok((DurationValue::Ms(ms), _)) => Some(ms.ms()),
             _ => None,
         }
     }
@@ -236,7 +240,7 @@ mod tests {
         assert_eq!(
             parse_time("1min", false),
             Err(DurationError::Trailing {
-                value: DurationValue::Ms(60_000),
+                value: DurationValue::Ms(Millis(60_000)),
                 unit: Some(TimeUnit::Minutes)
             })
         );

@@ -6,13 +6,13 @@
 //!   branches are live for a given HAProxy version.
 //! - [`View`] answers "what is the effective value of X for this proxy": the proxy itself, else
 //!   the defaults section it inherits from (named with `from`, else the last one before it),
-//!   else HAProxy's built-in default, together with its [`Origin`].
+//!   else HAProxy's built-in default, together with its [`crate::value::provenance::Source`].
 //! - [`logic`] holds the pure reasoning (long-lived thresholds, retry stalls, WebSocket ACLs,
 //!   ordering of server lists) over plain values, so controller rules can reuse it;
 //!   [`duration`] parses and formats HAProxy times (`30m`, `3.6s`).
 //!
 //! ```
-//! use kubegap_core::haproxy::{self, Origin};
+//! use kubegap_core::haproxy;
 //! use kubegap_core::FileId;
 //!
 //! let text = "defaults base\n  timeout client 50s\nbackend app from base\n  server a 10.0.0.1:8080\n";
@@ -22,8 +22,8 @@
 //! let (app, _) = view.backends().next().unwrap();
 //! let client = view.timeout(app, "client");
 //! assert_eq!(client.value.as_ref().and_then(|d| d.ms()), Some(50_000));
-//! assert!(matches!(client.origin(), Origin::Line(_))); // line 2, in `defaults base`
-//! assert_eq!(view.timeout(app, "tunnel").origin(), Origin::BuiltIn);
+//! assert!(client.origin().span().is_some()); // line 2, in `defaults base`
+//! assert!(view.timeout(app, "tunnel").origin().is_default());
 //! let server = &view.servers(app)[0];
 //! let address = server.address.as_ref().unwrap();
 //! assert_eq!((address.host.as_str(), address.port.as_deref()), ("10.0.0.1", Some("8080")));
@@ -39,7 +39,7 @@ mod tests;
 
 pub use duration::{parse_time, Duration, DurationValue, TimeUnit};
 pub use lexer::Word;
-pub use view::{cite, Address, Effective, LongLived, Origin, Route, Server, View};
+pub use view::{cite, Address, Effective, LongLived, Route, Server, View};
 
 use crate::finding::{excerpt, ParseError};
 use crate::source::{FileId, Span};

@@ -102,7 +102,7 @@ fn effective_values_and_origins() {
     assert_eq!(client_a.section, Some(0));
     let client_b = view.timeout(b, "client");
     assert_eq!(client_b.value.as_ref().and_then(Duration::ms), Some(30_000));
-    assert_eq!(view.timeout(b, "tunnel").origin(), Origin::BuiltIn);
+    assert!(view.timeout(b, "tunnel").origin().is_default());
     assert_eq!(view.retries(a).value, Some(2));
     assert_eq!(view.retries(b).value, Some(3));
     assert!(view.retries(b).is_builtin());
@@ -110,11 +110,17 @@ fn effective_values_and_origins() {
     assert!(!view.option(a, "redispatch").is_builtin());
     assert_eq!(view.mode(b).value, "tcp");
     assert_eq!(view.balance(b).value, "roundrobin");
-    let file = SourceFile::new("t", None, text.to_string(), FileKind::Haproxy);
-    assert_eq!(client_a.origin().describe(&file), "line 2");
+    let mut files = crate::source::SourceMap::default();
+    files.add(SourceFile::new(
+        "t",
+        None,
+        text.to_string(),
+        FileKind::Haproxy,
+    ));
+    assert_eq!(client_a.origin().cite(&files), "`timeout client` at t:2");
     assert_eq!(
-        view.timeout(b, "tunnel").origin().describe(&file),
-        "HAProxy's built-in default"
+        view.timeout(b, "tunnel").origin().cite(&files),
+        "default of HAProxy"
     );
 }
 

@@ -7,34 +7,8 @@ use super::lexer::Word;
 use super::logic;
 use super::{HaproxyConfig, Line, Section, SectionKind};
 use crate::config::Version;
-use crate::source::{SourceFile, Span};
-
-/// Where an effective value comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// A line of the file (in the proxy or in a defaults section it inherits from).
-    Line(Span),
-    /// HAProxy's built-in default.
-    BuiltIn,
-}
-
-impl Origin {
-    /// The span, when the value was written.
-    pub fn span(self) -> Option<Span> {
-        match self {
-            Origin::Line(span) => Some(span),
-            Origin::BuiltIn => None,
-        }
-    }
-
-    /// `line 12` or `HAProxy's built-in default`, for messages.
-    pub fn describe(self, file: &SourceFile) -> String {
-        match self {
-            Origin::Line(span) => format!("line {}", file.line_col(span.start).line),
-            Origin::BuiltIn => "HAProxy's built-in default".to_string(),
-        }
-    }
-}
+use crate::source::{SourceMap, Span};
+use crate::value::provenance::Source;
 
 /// An effective value and the line that set it (`None`: HAProxy's built-in default).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,9 +22,37 @@ pub struct Effective<'a, T> {
 }
 
 impl<T> Effective<'_, T> {
-    /// Where the value comes from.
-    pub fn origin(&self) -> Origin {
-        self.line.map_or(Origin::BuiltIn, |l| Origin::Line(l.span))
+    /// Where the value comes from: the directive (`` `timeout client` at haproxy.cfg:2 ``), else
+    /// HAProxy's default.
+    pub fn origin(&self) -> Source {
+        match self.line {
+            Some(line) => {
+                let n = if matches!(line.keyword(), "timeout" | "option" | "no") {
+                    2
+                } else {
+                    1
+                };
+                let name: Vec<&str> = line.words.iter().take(n).map(|w| w.text.as_str()).collect();
+                Source::Directive {
+                    name: name.join(" "),
+                    span: line.span,
+                }
+            }
+            None => Source::default_of("HAProxy", None),
+        }
+    }
+
+    /// `` `retries 3` at haproxy.cfg:5 `` or `` `retries 3` (default of HAProxy) ``: the value
+    /// as written (`written`) with its [`Source::cite`].
+    pub fn cite_as(&self, files: &SourceMap, written: &str) -> String {
+        match self.origin() {
+            Source::Directive { span, .. } => Source::Directive {
+                name: written.to_string(),
+                span,
+            }
+            .cite(files),
+            default => format!("`{written}` ({})", default.cite(files)),
+        }
     }
 
     /// Whether this is HAProxy's built-in default.
@@ -212,36 +214,42 @@ impl LongLived<'_> {
         }
     }
 
-    /// A description for messages: `` `timeout tunnel 1h` (line 9) `` or
-    /// `WebSocket traffic (routed on line 12)`.
-    pub fn describe(&self, file: &SourceFile) -> String {
+    /// A description for messages: `` `timeout tunnel 1h` at haproxy.cfg:9 `` or
+    /// `WebSocket traffic (routed at haproxy.cfg:12)`.
+    pub fn describe(&self, files: &SourceMap) -> String {
         match self {
             LongLived::Timeout { line, tcp, .. } => {
-                let mut text = cite(file, line);
+                let mut text = cite(files, line);
                 if *tcp {
                     text.push_str(" in `mode tcp`");
                 }
                 text
             }
-            LongLived::WebSocket(span) => format!(
-                "WebSocket traffic (routed on line {})",
-                file.line_col(span.start).line
-            ),
+            LongLived::WebSocket(span) => {
+                let file = files.get(span.file);
+                format!(
+                    "WebSocket traffic (routed at {}:{})",
+                    file.base_name(),
+                    file.line_col(span.start).line
+                )
+            }
         }
     }
 }
 
-/// `` `timeout tunnel 1h` (line 9) ``: a line's words and where it is.
-pub fn cite(file: &SourceFile, line: &Line) -> String {
-    format!(
-        "`{}` (line {})",
-        line.words
+/// `` `timeout tunnel 1h` at haproxy.cfg:9 ``: a line's words, cited like every
+/// [`Source::Directive`].
+pub fn cite(files: &SourceMap, line: &Line) -> String {
+    Source::Directive {
+        name: line
+            .words
             .iter()
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
             .join(" "),
-        file.line_col(line.span.start).line
-    )
+        span: line.span,
+    }
+    .cite(files)
 }
 
 /// Effective settings of one parsed configuration, for one HAProxy version.

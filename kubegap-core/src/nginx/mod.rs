@@ -7,7 +7,7 @@
 //!   walking the configuration nginx sees.
 //! - [`NginxConfig::effective`] and the typed helpers ([`NginxConfig::proxy_read_timeout`], …)
 //!   follow nginx's inheritance (http → server → location → nested location / `if`) and fall back
-//!   to nginx's built-in defaults, returning the value together with its [`ValueSource`].
+//!   to nginx's built-in defaults, returning the value together with its [`crate::value::provenance::Source`].
 //! - [`NginxConfig::upstreams`], [`NginxConfig::servers`] and [`NginxConfig::proxy_passes`] are the
 //!   typed views rules (and, later, links to Kubernetes Services) use.
 //!
@@ -40,7 +40,7 @@ pub use directives::is_known;
 pub use load::{load_all, load_all_canonical, Loaded};
 pub use longlived::{LongLived, LONG_LIVED_MARK};
 pub use parse::{Arg, Comment};
-pub use values::{parse_size, parse_time, Effective, ValueSource, HTTP11_DEFAULT_SINCE};
+pub use values::{parse_size, parse_time, HTTP11_DEFAULT_SINCE};
 
 use crate::source::{FileId, Span};
 

@@ -1,7 +1,7 @@
 //! Unit tests of the nginx parser, includes and effective values.
 
+use crate::value::duration::Millis;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use super::*;
 use crate::config::{Settings, Version};
@@ -75,15 +75,15 @@ fn load_paths(
 
 #[test]
 fn times_and_sizes() {
-    assert_eq!(parse_time("60"), Some(Duration::from_secs(60)));
-    assert_eq!(parse_time("60s"), Some(Duration::from_secs(60)));
-    assert_eq!(parse_time("500ms"), Some(Duration::from_millis(500)));
-    assert_eq!(parse_time("5m"), Some(Duration::from_secs(300)));
-    assert_eq!(parse_time("1h30m"), Some(Duration::from_secs(5400)));
-    assert_eq!(parse_time("2d"), Some(Duration::from_secs(172_800)));
-    assert_eq!(parse_time("1w"), Some(Duration::from_secs(604_800)));
-    assert_eq!(parse_time("1M"), Some(Duration::from_secs(30 * 86_400)));
-    assert_eq!(parse_time("1y"), Some(Duration::from_secs(365 * 86_400)));
+    assert_eq!(parse_time("60"), Some(Millis::from_secs(60)));
+    assert_eq!(parse_time("60s"), Some(Millis::from_secs(60)));
+    assert_eq!(parse_time("500ms"), Some(Millis(500)));
+    assert_eq!(parse_time("5m"), Some(Millis::from_secs(300)));
+    assert_eq!(parse_time("1h30m"), Some(Millis::from_secs(5400)));
+    assert_eq!(parse_time("2d"), Some(Millis::from_secs(172_800)));
+    assert_eq!(parse_time("1w"), Some(Millis::from_secs(604_800)));
+    assert_eq!(parse_time("1M"), Some(Millis::from_secs(30 * 86_400)));
+    assert_eq!(parse_time("1y"), Some(Millis::from_secs(365 * 86_400)));
     assert_eq!(parse_time("1x"), None);
     assert_eq!(parse_time("s"), None);
     assert_eq!(parse_time(""), None);
@@ -196,19 +196,25 @@ fn effective_values_follow_inheritance_and_defaults() {
     let a = Some(passes[0].directive);
     let c = Some(passes[1].directive);
     let read = cfg.proxy_read_timeout(a);
-    assert_eq!(read.value, Duration::from_secs(30));
-    assert_eq!(read.source.describe(&files), "set at nginx.conf:2");
+    assert_eq!(read.value, Millis::from_secs(30));
+    assert_eq!(
+        read.source.cite(&files),
+        "`proxy_read_timeout` at nginx.conf:2"
+    );
     assert_eq!(
         cfg.proxy_read_timeout(c).value,
-        Duration::from_secs(7200),
+        Millis::from_secs(7200),
         "nested location inherits from its parent location"
     );
-    assert_eq!(cfg.keepalive_timeout(a).value, Duration::from_secs(10));
+    assert_eq!(cfg.keepalive_timeout(a).value, Millis::from_secs(10));
     assert_eq!(
         cfg.proxy_send_timeout(a),
-        Effective {
-            value: Duration::from_secs(60),
-            source: ValueSource::Default("nginx default".into())
+        crate::value::provenance::Setting {
+            value: Millis::from_secs(60),
+            source: crate::value::provenance::Source::default_setting(
+                "nginx",
+                "proxy_send_timeout"
+            )
         }
     );
     let upstreams = cfg.upstreams();
@@ -217,10 +223,10 @@ fn effective_values_follow_inheritance_and_defaults() {
     assert_eq!(passes[1].upstream, None);
     assert_eq!(
         cfg.upstream_keepalive_timeout(upstreams[0].directive).value,
-        Duration::from_secs(5)
+        Millis::from_secs(5)
     );
     // Outside any location, at the main context: the client keepalive default.
-    assert_eq!(cfg.keepalive_timeout(None).value, Duration::from_secs(75));
+    assert_eq!(cfg.keepalive_timeout(None).value, Millis::from_secs(75));
     // The stream proxy_pass has no scheme and no location.
     assert_eq!(passes[2].scheme, None);
     assert_eq!(passes[2].location, None);
@@ -237,8 +243,8 @@ fn upstream_keepalive_timeout_defaults_to_60s_and_does_not_inherit() {
         load_text("http { keepalive_timeout 5s; upstream u { server a:80; keepalive 2; } }");
     let u = cfg.upstreams()[0].directive;
     let v = cfg.upstream_keepalive_timeout(u);
-    assert_eq!(v.value, Duration::from_secs(60));
-    assert!(matches!(v.source, ValueSource::Default(_)));
+    assert_eq!(v.value, Millis::from_secs(60));
+    assert!(v.source.is_default());
 }
 
 #[test]
@@ -247,7 +253,9 @@ fn proxy_http_version_default_depends_on_the_version() {
     let at = Some(cfg.proxy_passes()[0].directive);
     let unknown = cfg.proxy_http_version(at, &Settings::default());
     assert_eq!(unknown.value, "1.0");
-    assert!(matches!(&unknown.source, ValueSource::Default(t) if t.contains("version unknown")));
+    assert!(
+        matches!(&unknown.source, crate::value::provenance::Source::Default { note: Some(t), .. } if t.contains("version unknown"))
+    );
     let old = Settings {
         nginx_version: Version::parse("1.25.3"),
         ..Settings::default()
@@ -477,7 +485,7 @@ fn fragments_look_for_relative_includes_in_ancestors() {
     let pass = cfg.proxy_passes()[0].directive;
     assert_eq!(
         cfg.proxy_read_timeout(Some(pass)).value,
-        Duration::from_secs(3600)
+        Millis::from_secs(3600)
     );
     // Linting the fragment alone, its parent directory is outside the lint root: not searched.
     let (_, configs, errors) = load_paths(&[site], &Settings::default());

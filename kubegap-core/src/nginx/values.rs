@@ -1,16 +1,15 @@
 //! Units and effective values: what a directive is set to at a given place once nginx's
 //! inheritance and built-in defaults are applied, and where that value came from.
 
-use std::time::Duration;
-
 use crate::config::Settings;
-use crate::source::{SourceMap, Span};
+use crate::value::duration::Millis;
+use crate::value::provenance::{Setting, Source};
 
 use super::{DirectiveId, NginxConfig};
 
 /// Parses an nginx time (`ngx_parse_time`): `500ms`, `30s`, `1h30m`, a bare number is seconds.
 /// Units: ms, s, m, h, d, w, M (30 days), y (365 days). `None` for anything else.
-pub fn parse_time(text: &str) -> Option<Duration> {
+pub fn parse_time(text: &str) -> Option<Millis> {
     let text = text.trim();
     if text.is_empty() {
         return None;
@@ -48,7 +47,7 @@ pub fn parse_time(text: &str) -> Option<Duration> {
         };
         total_ms = total_ms.checked_add(n.checked_mul(unit_ms)?)?;
     }
-    Some(Duration::from_millis(u64::try_from(total_ms).ok()?))
+    Some(Millis(u64::try_from(total_ms).ok()?))
 }
 
 /// Parses an nginx size: `512`, `8k`, `1m`, `2g` (either case). `None` for anything else.
@@ -66,55 +65,11 @@ pub fn parse_size(text: &str) -> Option<u64> {
     digits.parse::<u64>().ok()?.checked_mul(factor)
 }
 
-/// Where an effective value came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ValueSource {
-    /// Set by this directive.
-    Directive {
-        /// The directive.
-        id: DirectiveId,
-        /// Its span (possibly in an included file).
-        span: Span,
-    },
-    /// nginx's built-in default; the text says which (e.g. `nginx default (1.0 before 1.29.7;
-    /// nginx version unknown, assuming older)`).
-    Default(String),
-}
-
-impl ValueSource {
-    /// For messages: `set at nginx.conf:12` or the default's description. Only the file's base
-    /// name is used, so that messages (and snapshots of them) do not depend on where the files
-    /// are; the label on the directive gives the full location.
-    pub fn describe(&self, files: &SourceMap) -> String {
-        match self {
-            ValueSource::Directive { span, .. } => {
-                let file = files.get(span.file);
-                format!(
-                    "set at {}:{}",
-                    file.base_name(),
-                    file.line_col(span.start).line
-                )
-            }
-            ValueSource::Default(text) => text.clone(),
-        }
+fn directive_source(d: &super::Directive) -> Source {
+    Source::Directive {
+        name: d.name.clone(),
+        span: d.span,
     }
-
-    /// The span, when the value was written.
-    pub fn span(&self) -> Option<Span> {
-        match self {
-            ValueSource::Directive { span, .. } => Some(*span),
-            ValueSource::Default(_) => None,
-        }
-    }
-}
-
-/// A value and where it came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Effective<T> {
-    /// The value.
-    pub value: T,
-    /// Its source.
-    pub source: ValueSource,
 }
 
 /// The first nginx version whose `proxy_http_version` defaults to 1.1 (and whose upstreams keep
@@ -167,118 +122,115 @@ impl NginxConfig {
         &self,
         at: Option<DirectiveId>,
         name: &str,
-        default: Duration,
-        default_text: &str,
-    ) -> Effective<Duration> {
-        self.time_or_default(self.effective(at, name), default, default_text)
+        default: Millis,
+    ) -> Setting<Millis> {
+        self.time_or_default(
+            self.effective(at, name),
+            default,
+            Source::default_setting("nginx", name),
+        )
     }
 
     /// The time a directive sets, or `default` when there is none or nginx could not read it.
     fn time_or_default(
         &self,
         directive: Option<DirectiveId>,
-        default: Duration,
-        default_text: &str,
-    ) -> Effective<Duration> {
+        default: Millis,
+        default_source: Source,
+    ) -> Setting<Millis> {
         if let Some(id) = directive {
             let d = self.get(id);
             if let Some(value) = d.arg(0).and_then(parse_time) {
-                return Effective {
+                return Setting {
                     value,
-                    source: ValueSource::Directive { id, span: d.span },
+                    source: directive_source(d),
                 };
             }
         }
-        Effective {
+        Setting {
             value: default,
-            source: ValueSource::Default(default_text.to_string()),
+            source: default_source,
         }
     }
 
-    /// Effective `proxy_read_timeout` (default 60s).
-    pub fn proxy_read_timeout(&self, at: Option<DirectiveId>) -> Effective<Duration> {
-        self.effective_time(
-            at,
-            "proxy_read_timeout",
-            Duration::from_secs(60),
-            "nginx default",
-        )
+    /// Setting `proxy_read_timeout` (default 60s).
+    pub fn proxy_read_timeout(&self, at: Option<DirectiveId>) -> Setting<Millis> {
+        self.effective_time(at, "proxy_read_timeout", Millis::from_secs(60))
     }
 
-    /// Effective `proxy_send_timeout` (default 60s).
-    pub fn proxy_send_timeout(&self, at: Option<DirectiveId>) -> Effective<Duration> {
-        self.effective_time(
-            at,
-            "proxy_send_timeout",
-            Duration::from_secs(60),
-            "nginx default",
-        )
+    /// Setting `proxy_send_timeout` (default 60s).
+    pub fn proxy_send_timeout(&self, at: Option<DirectiveId>) -> Setting<Millis> {
+        self.effective_time(at, "proxy_send_timeout", Millis::from_secs(60))
     }
 
-    /// Effective client `keepalive_timeout` (default 75s).
-    pub fn keepalive_timeout(&self, at: Option<DirectiveId>) -> Effective<Duration> {
-        self.effective_time(
-            at,
-            "keepalive_timeout",
-            Duration::from_secs(75),
-            "nginx default",
-        )
+    /// Setting client `keepalive_timeout` (default 75s).
+    pub fn keepalive_timeout(&self, at: Option<DirectiveId>) -> Setting<Millis> {
+        self.effective_time(at, "keepalive_timeout", Millis::from_secs(75))
     }
 
     /// The upstream block's `keepalive_timeout` (default 60s; not inherited from `http`).
-    pub fn upstream_keepalive_timeout(&self, upstream: DirectiveId) -> Effective<Duration> {
+    pub fn upstream_keepalive_timeout(&self, upstream: DirectiveId) -> Setting<Millis> {
         self.time_or_default(
             self.find_children(Some(upstream), "keepalive_timeout")
                 .next(),
-            Duration::from_secs(60),
-            "nginx default for upstream keep-alive",
+            Millis::from_secs(60),
+            Source::default_setting("nginx", "keepalive_timeout").with_note("in an upstream block"),
         )
     }
 
     /// `worker_shutdown_timeout` of the main context (no default: old workers wait forever).
-    pub fn worker_shutdown_timeout(&self) -> Option<Effective<Duration>> {
+    pub fn worker_shutdown_timeout(&self) -> Option<Setting<Millis>> {
         let id = self.main_directive("worker_shutdown_timeout")?;
         let d = self.get(id);
-        Some(Effective {
+        Some(Setting {
             value: d.arg(0).and_then(parse_time)?,
-            source: ValueSource::Directive { id, span: d.span },
+            source: directive_source(d),
         })
     }
 
-    /// Effective `proxy_http_version`: `1.0` before nginx 1.29.7, `1.1` from then. When the
+    /// Setting `proxy_http_version`: `1.0` before nginx 1.29.7, `1.1` from then. When the
     /// version is unknown, kubegap assumes an older nginx (the worst plausible default) and says
     /// so in the source text.
     pub fn proxy_http_version(
         &self,
         at: Option<DirectiveId>,
         settings: &Settings,
-    ) -> Effective<String> {
+    ) -> Setting<String> {
         if let Some(id) = self.effective(at, "proxy_http_version") {
             let d = self.get(id);
             if let Some(v) = d.arg(0) {
-                return Effective {
+                return Setting {
                     value: v.to_string(),
-                    source: ValueSource::Directive { id, span: d.span },
+                    source: directive_source(d),
                 };
             }
         }
-        let (value, text) = match &settings.nginx_version {
-            Some(v) if v.at_least(&HTTP11_DEFAULT_SINCE) => {
-                ("1.1", format!("nginx default since 1.29.7; nginx version {v}"))
-            }
-            Some(v) => (
-                "1.0",
-                format!("nginx default before 1.29.7; nginx version {v}"),
-            ),
+        let (value, note) = match &settings.nginx_version {
+            Some(v) if v.at_least(&HTTP11_DEFAULT_SINCE) => ("1.1", "since 1.29.7"),
+            Some(_) => ("1.0", "before 1.29.7"),
             None => (
                 "1.0",
-                "nginx default before 1.29.7; nginx version unknown, kubegap assumes an older nginx"
-                    .to_string(),
+                "before 1.29.7; nginx version unknown, kubegap assumes an older nginx",
             ),
         };
-        Effective {
+        let source = match Source::default_setting("nginx", "proxy_http_version") {
+            Source::Default {
+                product,
+                setting,
+                implied_by,
+                ..
+            } => Source::Default {
+                product,
+                version: settings.nginx_version.clone(),
+                setting,
+                note: Some(note.to_string()),
+                implied_by,
+            },
+            other => other,
+        };
+        Setting {
             value: value.to_string(),
-            source: ValueSource::Default(text),
+            source,
         }
     }
 

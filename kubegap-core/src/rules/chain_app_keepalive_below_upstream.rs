@@ -138,31 +138,31 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             format!(
                 "`{}` closes idle connections after {}, but {} keeps pooled connections to it for {}: requests sent as the app closes a connection get 502",
                 a.name,
-                keep.show(),
+                keep.show(cx.files),
                 u.name,
-                pool.show()
+                pool.show(cx.files)
             )
         } else {
             format!(
                 "`{}` may close idle connections after {} ({}), but {} keeps pooled connections to it for {}: with the shorter default, requests sent as the app closes a connection get 502",
                 a.name,
                 crate::value::duration::format_secs(keep.secs.low),
-                keep.source,
+                keep.source.cite(cx.files),
                 u.name,
-                pool.show()
+                pool.show(cx.files)
             )
         };
         let f = sink.report(point(chain, app, Some(keep)), message);
         if !certain {
             f.severity(Severity::Warning);
         }
-        if let Some(span) = pool.span.or(u.span) {
+        if let Some(span) = pool.span().or(u.span) {
             f.label(
                 span,
                 format!("{} pools idle connections for {}", u.name, pool.secs.show()),
             );
         }
-        f.note(format!("chain:\n{}", chain.render(Some(app))));
+        f.note(format!("chain:\n{}", chain.render(cx.files, Some(app))));
         f.help(format!(
             "make the application's keep-alive longer than {} (e.g. {}), or shorten the pool in front",
             pool.secs.show(),

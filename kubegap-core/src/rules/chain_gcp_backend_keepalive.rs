@@ -89,13 +89,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 format!(
                     "{} keeps idle connections for {}, but the GCP load balancer in front reuses backend connections for 600s (fixed): expect 502s",
                     d.name,
-                    keep.show()
+                    keep.show(cx.files)
                 ),
             );
             if let Some(span) = u.span {
                 f.label(span, "GCP HTTP(S) load balancer");
             }
-            f.note(format!("chain:\n{}", chain.render(Some(down))));
+            f.note(format!("chain:\n{}", chain.render(cx.files, Some(down))));
             f.help("set the backend's keep-alive above 600s (e.g. 620s: nginx `keepalive_timeout 650s`, ingress-nginx `keep-alive: \"650\"`, gunicorn `--keep-alive 620`)");
         }
     }

@@ -84,23 +84,23 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             // Point at the inner value when it is written, else at the outer one (the value
             // the user can change), else at the hop.
             let primary = keep
-                .span
-                .or(pool.span)
+                .span()
+                .or(pool.span())
                 .unwrap_or_else(|| point(chain, down, Some(keep)));
             let f = sink.report(
                 primary,
                 format!(
                     "{} closes idle connections after {}, but {} in front pools them for {}: it may send requests on connections being closed (502)",
                     d.name,
-                    keep.show(),
+                    keep.show(cx.files),
                     u.name,
-                    pool.show()
+                    pool.show(cx.files)
                 ),
             );
-            if let Some(span) = pool.span.filter(|s| *s != primary) {
+            if let Some(span) = pool.span().filter(|s| *s != primary) {
                 f.label(span, format!("{} pools for {}", u.name, pool.secs.show()));
             }
-            f.note(format!("chain:\n{}", chain.render(Some(down))));
+            f.note(format!("chain:\n{}", chain.render(cx.files, Some(down))));
             f.help(format!(
                 "order the idle timeouts from the outside in: {} < {} < …",
                 u.name, d.name
@@ -124,7 +124,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 "`headersTimeout` {} is not above `keepAliveTimeout` {} ({}): Node closes kept-alive connections early",
                 crate::value::duration::format_secs(headers),
                 found.secs.show(),
-                found.source
+                found.source.cite(cx.files)
             ),
         )
         .label(found.span, "keepAliveTimeout")

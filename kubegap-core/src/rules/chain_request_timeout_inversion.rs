@@ -138,12 +138,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     format!(
                         "{} waits up to {} but {} in front gives up after {}: users get a timeout while the request goes on",
                         n.name,
-                        it.show(),
+                        it.show(cx.files),
                         o.name,
-                        ot.show()
+                        ot.show(cx.files)
                     ),
                 );
-                if let Some(span) = ot.span.or(o.span) {
+                if let Some(span) = ot.span().or(o.span) {
                     f.label(
                         span,
                         format!("{} gives up after {}", o.name, ot.secs.show()),
@@ -151,7 +151,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 }
                 f.note(format!(
                     "chain:\n{}",
-                    chain.render_values(Some(inner), crate::chain::Shown::Timeouts)
+                    chain.render_values(cx.files, Some(inner), crate::chain::Shown::Timeouts)
                 ));
                 f.help(format!(
                     "raise {}'s timeout to at least {}, or lower this one",

@@ -91,16 +91,16 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         format!(
                             "{} ends a connection after {} without data, not above the declared ping interval {}: long-lived connections drop between pings",
                             hop.name,
-                            idle.show(),
-                            ping.show()
+                            idle.show(cx.files),
+                            ping.show(cx.files)
                         ),
                     );
-                    if let Some(span) = ping.span {
+                    if let Some(span) = ping.span() {
                         f.label(span, "declared ping interval");
                     }
                     f.note(format!(
                         "chain:\n{}",
-                        chain.render_values(Some(i), crate::chain::Shown::Timeouts)
+                        chain.render_values(cx.files, Some(i), crate::chain::Shown::Timeouts)
                     ));
                     f.help("keep every idle limit above the ping interval (twice it avoids the race), or ping more often");
                 }
@@ -112,16 +112,16 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         format!(
                             "{} ends every connection after {}, before the declared session lifetime {}",
                             hop.name,
-                            cap.show(),
-                            life.show()
+                            cap.show(cx.files),
+                            life.show(cx.files)
                         ),
                     );
-                    if let Some(span) = life.span {
+                    if let Some(span) = life.span() {
                         f.label(span, "declared session lifetime");
                     }
                     f.note(format!(
                         "chain:\n{}",
-                        chain.render_values(Some(i), crate::chain::Shown::Lifetime)
+                        chain.render_values(cx.files, Some(i), crate::chain::Shown::Lifetime)
                     ));
                     f.help("raise the cap, or make clients reconnect (with jitter) before it");
                 }

@@ -104,7 +104,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 long_lived.reason,
                 product.name(),
                 deadline.describe(cx.files),
-                format_ms(deadline.value),
+                format_ms(deadline.value.ms()),
             ),
         );
         if let Some(span) = deadline.source.key_span() {
@@ -118,11 +118,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             finding.note(note);
         }
         if let Some(tunnel) = &route.tunnel_timeout {
-            if outlives(Some(tunnel.value), deadline.value) {
+            if outlives(Some(tunnel.value.ms()), deadline.value.ms()) {
                 finding.note(format!(
                     "the tunnel timeout {} is not a lifetime: reloads cap it at {}",
                     tunnel.describe(cx.files),
-                    format_ms(deadline.value)
+                    format_ms(deadline.value.ms())
                 ));
             }
         }

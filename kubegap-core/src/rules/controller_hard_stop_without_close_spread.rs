@@ -86,8 +86,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let track = c.flag("track-old-instances");
         let spread = c.settings.close_spread.as_ref();
         let Some(gap) = close_spread_gap(
-            Some(deadline.value),
-            spread.map(|s| s.value),
+            Some(deadline.value.ms()),
+            (spread.map(|s| s.value)).map(crate::value::duration::Millis::ms),
             track.is_some(),
         ) else {
             continue;
@@ -117,7 +117,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 s.source.span().unwrap_or(anchor),
                 format!(
                     "`close-sessions-duration` {} does nothing without `--track-old-instances`: connections are still all closed when `timeout-stop` {stop} expires",
-                    format_ms(s.value)
+                    format_ms(s.value.ms())
                 ),
                 "add `--track-old-instances` to the controller's arguments".to_string(),
             ),
@@ -125,7 +125,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 s.source.span().unwrap_or(anchor),
                 format!(
                     "`close-sessions-duration` {} is not shorter than `timeout-stop` {stop}: the closes are never spread",
-                    format_ms(s.value)
+                    format_ms(s.value.ms())
                 ),
                 "use a duration shorter than `timeout-stop`, or a percentage such as `50%`".to_string(),
             ),

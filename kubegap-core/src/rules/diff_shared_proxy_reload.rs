@@ -10,7 +10,6 @@ use crate::k8s::ObjId;
 use crate::nginx::NginxConfig;
 use crate::rule::prelude::*;
 use crate::value::duration::format_ms;
-use crate::value::duration::format_std;
 
 declare_rule! {
     /// A change to a haproxy.cfg, an nginx config or an ingress controller's ConfigMap reloads
@@ -244,8 +243,8 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
             cx.head.span(at),
             format!(
                 "this change reloads the nginx of {name}: `worker_shutdown_timeout` {} ({}) cuts the long-lived connections of {}, which the change does not touch",
-                format_std(shutdown.value),
-                shutdown.source.describe(&cx.head.ws.files),
+                shutdown.value,
+                shutdown.source.cite(&cx.head.ws.files),
                 logic::enumerate(&untouched),
             ),
         );
@@ -337,7 +336,7 @@ fn controller_config_maps(cx: &DiffContext<'_>, sink: &mut Sink) {
                 cx.describe(controller.obj),
                 deadline.describe(files),
                 logic::enumerate(&routes),
-                format_ms(deadline.value),
+                format_ms(deadline.value.ms()),
             ),
         );
         if let Some(span) = deadline.source.key_span() {

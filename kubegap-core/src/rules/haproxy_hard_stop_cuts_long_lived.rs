@@ -96,8 +96,6 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         let Some((hard_stop, hard_stop_line)) = view.global_time("hard-stop-after") else {
             continue;
         };
@@ -120,15 +118,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 .1
                 .push(section.describe());
         }
-        let line = file.line_col(hard_stop_line.span.start).line;
         for (reason, proxies) in groups.into_values() {
             let why = match &reason {
                 LongLived::Timeout { limit, .. } => format!(
                     "{} lets them idle for {}",
-                    reason.describe(file),
+                    reason.describe(cx.files),
                     format_timeout(*limit)
                 ),
-                LongLived::WebSocket(_) => format!("it carries {}", reason.describe(file)),
+                LongLived::WebSocket(_) => format!("it carries {}", reason.describe(cx.files)),
             };
             let label = match &reason {
                 LongLived::Timeout { limit, .. } => format!(
@@ -141,8 +138,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             sink.report(
                 hard_stop_line.span,
                 format!(
-                    "`hard-stop-after {}` (line {line}) cuts every long-lived connection of {} at most {} after any reload, whoever triggers it; {why}",
-                    hard_stop.text,
+                    "{} cuts every long-lived connection of {} at most {} after any reload, whoever triggers it; {why}",
+                    crate::haproxy::cite(cx.files, hard_stop_line),
                     logic::enumerate(&proxies),
                     format_ms(deadline),
                 ),

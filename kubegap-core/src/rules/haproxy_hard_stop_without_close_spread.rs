@@ -84,8 +84,6 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let version = cx.settings.haproxy_version.as_ref();
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         let Some((hard_stop, hard_stop_line)) = view.global_time("hard-stop-after") else {
             continue;
         };
@@ -104,11 +102,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         };
         let names: Vec<String> = long_lived.iter().map(|(n, _)| n.clone()).collect();
-        let hard = format!(
-            "`hard-stop-after {}` (line {})",
-            hard_stop.text,
-            file.line_col(hard_stop_line.span.start).line
-        );
+        let hard = crate::haproxy::cite(cx.files, hard_stop_line);
         let spread = view.global_time("close-spread-time");
         let problem = match &spread {
             None => {
@@ -125,10 +119,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             Some((value, line)) => match value.limit() {
                 None => continue,
                 Some(limit) if logic::spread_before_hard_stop(limit, deadline) => continue,
-                Some(None) => format!("{} disables spreading", cite(file, line)),
+                Some(None) => format!("{} disables spreading", cite(cx.files, line)),
                 Some(Some(_)) => format!(
                     "{} is not shorter than the {} hard stop",
-                    cite(file, line),
+                    cite(cx.files, line),
                     format_ms(deadline)
                 ),
             },
@@ -144,7 +138,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             first_reason.span(),
             format!(
                 "{first_proxy} is long-lived: {}",
-                first_reason.describe(file)
+                first_reason.describe(cx.files)
             ),
         );
         if let Some((_, line)) = &spread {

@@ -94,8 +94,6 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     }
     let option_exists = version.is_none_or(|v| v.at_least(&[2, 6]));
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         for (index, section) in view.proxies() {
             if !section.kind.has_frontend() {
                 continue;
@@ -110,17 +108,17 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
             let why = match option.line {
                 Some(line) => format!(
-                    "`option idle-close-on-response` is disabled (line {})",
-                    file.line_col(line.span.start).line
+                    "`option idle-close-on-response` is disabled ({})",
+                    crate::haproxy::cite(cx.files, line)
                 ),
                 None => "it has no `option idle-close-on-response`".to_string(),
             };
             let finding = sink.report(
                 section.header_span(),
                 format!(
-                    "{} (`mode http`, {}) closes idle client connections at once on every reload (HAProxy 2.4+): {why}, so a load balancer in front can send a request on a closed connection and answer 502",
+                    "{} ({}) closes idle client connections at once on every reload (HAProxy 2.4+): {why}, so a load balancer in front can send a request on a closed connection and answer 502",
                     section.describe(),
-                    mode.origin().describe(file)
+                    mode.cite_as(cx.files, "mode http")
                 ),
             );
             finding.note("the configuration says an L7 load balancer sits in front");

@@ -68,8 +68,6 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         let websocket = view.websocket_proxies();
         for (index, section) in view.backends() {
             let Some(reason) = view.long_lived(index, &websocket, logic::is_long_lived) else {
@@ -90,7 +88,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 format!(
                     "{} carries long-lived connections ({}) and health-checks {} without `on-marked-down shutdown-sessions`: connections to a server marked down stay open until they time out",
                     section.describe(),
-                    reason.describe(file),
+                    reason.describe(cx.files),
                     if unprotected.len() == 1 {
                         "1 server".to_string()
                     } else {

@@ -89,11 +89,11 @@ declare_rule! {
     }
 }
 
-/// `` `timeout http-keep-alive 300s` (line 11, 5m) ``: the line, with the normalised value
+/// `` `timeout http-keep-alive 300s` at haproxy.cfg:11 (5m) ``: the line, with the normalised value
 /// when it reads differently.
-fn describe(file: &crate::source::SourceFile, line: &Line, limit: Option<u64>) -> String {
+fn describe(files: &crate::source::SourceMap, line: &Line, limit: Option<u64>) -> String {
     let value = format_timeout(limit);
-    let cited = cite(file, line);
+    let cited = cite(files, line);
     if line.text(2) == value {
         cited
     } else {
@@ -107,14 +107,17 @@ const MAX_LABELS: usize = 3;
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
         let config = view.config;
-        let file = cx.files.get(config.file);
         if let Some(line) = view.global("hard-stop-after") {
             // `hard-stop-after 0` means no deadline; a variable or an invalid value is not
             // second-guessed.
             let limit = crate::haproxy::parse_time(line.text(1), false)
                 .ok()
                 .map(|(value, _)| value);
-            if limit != Some(crate::haproxy::DurationValue::Ms(0)) {
+            if limit
+                != Some(crate::haproxy::DurationValue::Ms(
+                    crate::value::duration::Millis(0),
+                ))
+            {
                 continue;
             }
         }
@@ -140,7 +143,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             };
             if section.kind.has_backend() {
                 if let Some((line, limit)) = long_line("tunnel", logic::NO_DEADLINE_TIMEOUT_MS) {
-                    push(describe(file, line, limit), line.span, &mut reasons);
+                    push(describe(cx.files, line, limit), line.span, &mut reasons);
                 }
             }
             if !section.kind.has_frontend() {
@@ -149,13 +152,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             // A missing `timeout client` is `haproxy-missing-timeouts`'s finding; only a long
             // written one is a reason here, so one cause is reported once.
             if let Some((line, limit)) = long_line("client", logic::NO_DEADLINE_TIMEOUT_MS) {
-                push(describe(file, line, limit), line.span, &mut reasons);
+                push(describe(cx.files, line, limit), line.span, &mut reasons);
             }
             if view.mode(index).value == "http" {
                 if let Some((line, limit)) =
                     long_line("http-keep-alive", logic::NO_DEADLINE_KEEP_ALIVE_MS)
                 {
-                    push(describe(file, line, limit), line.span, &mut reasons);
+                    push(describe(cx.files, line, limit), line.span, &mut reasons);
                 }
             }
         }

@@ -95,8 +95,6 @@ fn is_loopback(host: &str) -> bool {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         for (index, section) in view.backends() {
             let servers: u64 = Server::total(&view.servers(index));
             if servers == 0 {
@@ -126,12 +124,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if !no_redispatch && !long_stall {
                 continue;
             }
-            let retries_text = format!("`retries {count}` ({})", retries.origin().describe(file));
+            let retries_text = retries.cite_as(cx.files, &format!("retries {count}"));
             let stall_text = match (stall, connect.line) {
                 (Some(stall), Some(line)) => format!(
-                    "with `timeout connect {}` ({}) a request to a dead server waits up to {} ((retries + 1) × timeout connect) before failing",
-                    line.text(2),
-                    connect.origin().describe(file),
+                    "with {} a request to a dead server waits up to {} ((retries + 1) × timeout connect) before failing",
+                    connect.cite_as(cx.files, &format!("timeout connect {}", line.text(2))),
                     format_ms(stall)
                 ),
                 _ => String::new(),
@@ -143,8 +140,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 );
                 if let Some(line) = redispatch.line {
                     m.push_str(&format!(
-                        " (disabled on line {})",
-                        file.line_col(line.span.start).line
+                        " (disabled: {})",
+                        crate::haproxy::cite(cx.files, line)
                     ));
                 }
                 if !stall_text.is_empty() {

@@ -89,8 +89,6 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         for (index, section) in view.backends() {
             let balance = view.balance(index);
             if !logic::restarts_at_first_server(balance.value) {
@@ -147,10 +145,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let finding = sink.report(
                 primary,
                 format!(
-                    "{} balances `{}` ({}) over {total} servers {order}: after every reload each HAProxy process restarts at the first server{first}, on every replica at once",
+                    "{} uses {} over {total} servers {order}: after every reload each HAProxy process restarts at the first server{first}, on every replica at once",
                     section.describe(),
-                    balance.value,
-                    balance.origin().describe(file)
+                    balance.cite_as(cx.files, &format!("balance {}", balance.value))
                 ),
             );
             if own_line.is_none() {

@@ -91,6 +91,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 else {
                     continue;
                 };
+                let ms = ms.ms();
                 if !logic::bare_number_is_suspicious(ms) {
                     continue;
                 }

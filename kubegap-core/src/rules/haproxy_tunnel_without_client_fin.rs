@@ -75,8 +75,6 @@ type TunnelGroup<'a> = (&'a Line, Option<u64>, Vec<String>);
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         // Frontends that route to each backend.
         let mut routed_from: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let by_name = view.backends_by_name();
@@ -120,7 +118,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 value,
                 format!(
                     "{} keeps half-closed tunnels of {} for up to {} because no `timeout client-fin` applies: a client that closed its side without finishing the close holds the connection that long",
-                    cite(file, line),
+                    cite(cx.files, line),
                     logic::enumerate(&backends),
                     format_timeout(limit)
                 ),

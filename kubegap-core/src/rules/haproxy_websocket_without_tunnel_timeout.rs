@@ -104,7 +104,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 }
                 let timeout = view.timeout(index, name);
                 match timeout.line {
-                    Some(line) => cut_by.push(cite(file, line)),
+                    Some(line) => cut_by.push(cite(cx.files, line)),
                     None => cut_by.push(format!(
                         "no `timeout {name}` (no limit: HAProxy's built-in default)"
                     )),

@@ -100,7 +100,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .get("name")
             .map(|n| n.span())
             .unwrap_or_else(|| cx.span(container.at));
-        if !grace_covers_shutdown(grace_ms, deadline.value) {
+        if !grace_covers_shutdown(grace_ms, deadline.value.ms()) {
             let (span, grace_text) = match grace_node {
                 Some(n) => (
                     n.span(),
@@ -128,7 +128,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
             finding.help(format!(
                 "set `terminationGracePeriodSeconds` to at least {}s, or lower `worker-shutdown-timeout` knowingly",
-                (deadline.value + GRACE_MARGIN_MS).div_ceil(1000)
+                (deadline.value.ms() + GRACE_MARGIN_MS).div_ceil(1000)
             ));
         }
         let has_wait_shutdown = container_node

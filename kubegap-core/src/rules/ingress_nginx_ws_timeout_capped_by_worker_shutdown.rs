@@ -4,6 +4,7 @@ use crate::controllers::{Controller, Product, RouteKind, Setting, Source};
 use crate::reload::outlives;
 use crate::rule::prelude::*;
 use crate::value::duration::format_ms;
+use crate::value::duration::Millis;
 
 declare_rule! {
     /// An ingress-nginx Ingress whose proxy read or send timeout is longer than the
@@ -93,7 +94,7 @@ reconnect with jittered backoff";
 
 /// The source kind of several capped timeouts of one object, and their lines:
 /// "annotations, chat.yaml:7 and 8".
-fn cite_all(cx: &Context<'_>, capped: &[(&str, &Setting<u64>)]) -> String {
+fn cite_all(cx: &Context<'_>, capped: &[(&str, &Setting<Millis>)]) -> String {
     let kind = if capped
         .iter()
         .all(|(_, t)| matches!(t.source, Source::ConfigMapKey { .. }))
@@ -126,8 +127,8 @@ fn cite_all(cx: &Context<'_>, capped: &[(&str, &Setting<u64>)]) -> String {
 fn report(
     cx: &Context<'_>,
     sink: &mut Sink,
-    capped: &[(&str, &Setting<u64>)],
-    deadline: &Setting<u64>,
+    capped: &[(&str, &Setting<Millis>)],
+    deadline: &Setting<Millis>,
     controller: Option<&Controller>,
 ) {
     let Some(((first_knob, first), rest)) = capped.split_first() else {
@@ -137,11 +138,11 @@ fn report(
         return;
     };
     let what = if rest.is_empty() {
-        format!("`{first_knob}` is {}", format_ms(first.value))
+        format!("`{first_knob}` is {}", format_ms(first.value.ms()))
     } else {
         let named: Vec<String> = capped
             .iter()
-            .map(|(knob, t)| format!("`{knob}` is {}", format_ms(t.value)))
+            .map(|(knob, t)| format!("`{knob}` is {}", format_ms(t.value.ms())))
             .collect();
         format!("{} ({})", named.join(" and "), cite_all(cx, capped))
     };
@@ -151,7 +152,7 @@ fn report(
             "{what} but the controller's `worker-shutdown-timeout` is {}: any \
              reload ends these connections within {}",
             deadline.describe(cx.files),
-            format_ms(deadline.value),
+            format_ms(deadline.value.ms()),
         ),
     );
     for (knob, timeout) in rest {
@@ -160,7 +161,7 @@ fn report(
                 other,
                 format!(
                     "`{knob}` is {} ({}), capped by the same deadline",
-                    format_ms(timeout.value),
+                    format_ms(timeout.value.ms()),
                     timeout.source.cite(cx.files)
                 ),
             );
@@ -194,7 +195,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         };
         let controller = route.controller.and_then(|i| model.controllers.get(i));
-        let capped: Vec<(&str, &Setting<u64>)> = [
+        let capped: Vec<(&str, &Setting<Millis>)> = [
             ("proxy-read-timeout", &route.read_timeout),
             ("proxy-send-timeout", &route.send_timeout),
         ]
@@ -202,7 +203,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
         .filter(|(_, timeout)| {
             matches!(timeout.source, Source::Annotation { .. })
-                && outlives(Some(timeout.value), deadline.value)
+                && outlives(Some(timeout.value.ms()), deadline.value.ms())
         })
         .collect();
         report(cx, sink, &capped, deadline, controller);
@@ -215,7 +216,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some(deadline) = &c.settings.reload_deadline else {
             continue;
         };
-        let capped: Vec<(&str, &Setting<u64>)> = [
+        let capped: Vec<(&str, &Setting<Millis>)> = [
             ("proxy-read-timeout", &c.settings.read_timeout),
             ("proxy-send-timeout", &c.settings.send_timeout),
         ]
@@ -223,7 +224,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
         .filter(|(_, timeout)| {
             matches!(timeout.source, Source::ConfigMapKey { .. })
-                && outlives(Some(timeout.value), deadline.value)
+                && outlives(Some(timeout.value.ms()), deadline.value.ms())
         })
         .collect();
         report(cx, sink, &capped, deadline, Some(c));

@@ -8,6 +8,7 @@ use crate::k8s::ObjId;
 use crate::reload::{idle_survives_ping, lifetime_cap_cuts, MIN_WEBSOCKET_LIFETIME_MS};
 use crate::rule::prelude::*;
 use crate::value::duration::format_ms;
+use crate::value::duration::Millis;
 
 declare_rule! {
     /// A long-lived route behind a GCP load balancer whose `timeoutSec` caps each WebSocket's
@@ -98,8 +99,8 @@ struct Case<'a> {
     obj: ObjId,
     long_lived: &'a LongLived,
     lb: &'a LoadBalancer,
-    ping: Option<&'a Setting<u64>>,
-    lifetime: Option<&'a Setting<u64>>,
+    ping: Option<&'a Setting<Millis>>,
+    lifetime: Option<&'a Setting<Millis>>,
 }
 
 fn check_case(cx: &Context<'_>, sink: &mut Sink, case: Case<'_>) {
@@ -112,7 +113,7 @@ fn check_case(cx: &Context<'_>, sink: &mut Sink, case: Case<'_>) {
     } = case;
     if lb.kind == LbKind::Gclb {
         let Some(cap) = &lb.lifetime_cap else { return };
-        if !lifetime_cap_cuts(cap.value, lifetime.map(|l| l.value)) {
+        if !lifetime_cap_cuts(cap.value.ms(), lifetime.map(|l| l.value.ms())) {
             return;
         }
         let wanted = match lifetime {
@@ -142,7 +143,7 @@ fn check_case(cx: &Context<'_>, sink: &mut Sink, case: Case<'_>) {
     let (Some(idle), Some(ping)) = (&lb.idle_timeout, ping) else {
         return;
     };
-    if idle_survives_ping(idle.value, ping.value) {
+    if idle_survives_ping(idle.value.ms(), ping.value.ms()) {
         return;
     }
     let f = sink.report(

@@ -1,6 +1,5 @@
 //! `nginx-upstream-keepalive-ineffective`: an upstream keep-alive pool that is never used.
 
-use crate::nginx::ValueSource;
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -99,9 +98,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 problems.push(format!(
                     "`proxy_http_version` is {} ({})",
                     version.value,
-                    version.source.describe(cx.files)
+                    version.source.cite(cx.files)
                 ));
-                if let ValueSource::Directive { span, .. } = version.source {
+                if let Some(span) = version.source.span() {
                     labels.push((span, format!("HTTP/{} set here", version.value)));
                 }
             }
@@ -125,15 +124,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let finding = sink.report(
                 cfg.get(pass.directive).span,
                 format!(
-                    "upstream `{}` keeps idle connections (`{}`, {}) but this `proxy_pass` never \
+                    "upstream `{}` keeps idle connections ({}) but this `proxy_pass` never \
                      reuses them: {}",
                     upstream.name,
-                    cfg.describe(keepalive),
-                    crate::nginx::ValueSource::Directive {
-                        id: keepalive,
+                    crate::value::provenance::Source::Directive {
+                        name: cfg.describe(keepalive),
                         span: cfg.get(keepalive).span
                     }
-                    .describe(cx.files),
+                    .cite(cx.files),
                     problems.join("; ")
                 ),
             );

@@ -1,6 +1,6 @@
 //! `nginx-websocket-missing-upgrade`: a WebSocket location that does not pass the handshake on.
 
-use crate::nginx::{NginxConfig, ValueSource};
+use crate::nginx::NginxConfig;
 use crate::rule::prelude::*;
 use crate::rules::helpers::nginx::primary_span;
 
@@ -129,12 +129,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
             let version = cfg.proxy_http_version(at, cx.settings);
             if version.value != "1.1" {
-                let source = version.source.describe(cx.files);
+                let source = version.source.cite(cx.files);
                 missing.push(format!(
                     "`proxy_http_version` is {} ({source})",
                     version.value
                 ));
-                if let ValueSource::Directive { span, .. } = version.source {
+                if let Some(span) = version.source.span() {
                     labels.push((span, format!("HTTP/{} set here", version.value)));
                 }
             }

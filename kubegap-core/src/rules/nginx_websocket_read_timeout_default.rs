@@ -1,10 +1,8 @@
 //! `nginx-websocket-read-timeout-default`: a WebSocket location that closes idle sockets after a
 //! minute or less.
 
-use crate::nginx::ValueSource;
 use crate::rule::prelude::*;
 use crate::rules::helpers::nginx::primary_span;
-use crate::value::duration::format_std;
 
 declare_rule! {
     /// A WebSocket location keeps `proxy_read_timeout` at 60 seconds or less.
@@ -77,24 +75,24 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for cfg in cx.nginx {
         for ll in cfg.long_lived(cx.files) {
             let timeout = cfg.proxy_read_timeout(Some(ll.proxy_pass));
-            if timeout.value.as_secs_f64() > 60.0 {
+            if timeout.value > crate::value::duration::Millis::from_secs(60) {
                 continue;
             }
             let finding = sink.report(
                 primary_span(cfg, ll.location, ll.proxy_pass),
                 format!(
                     "`{}` proxies WebSockets but closes them after {} without upstream data \
-                     (`proxy_read_timeout`, {})",
+                     ({})",
                     cfg.describe(ll.location),
-                    format_std(timeout.value),
-                    timeout.source.describe(cx.files)
+                    timeout.value,
+                    timeout.source.cite(cx.files)
                 ),
             );
             finding.note(format!(
                 "kubegap treats it as a WebSocket location because {}",
                 ll.reason
             ));
-            if let ValueSource::Directive { span, .. } = timeout.source {
+            if let Some(span) = timeout.source.span() {
                 finding.label(span, "read timeout set here");
             }
             finding.help(

@@ -2,7 +2,6 @@
 
 use crate::rule::prelude::*;
 use crate::rules::helpers::nginx::primary_span;
-use crate::value::duration::format_std;
 
 declare_rule! {
     /// `worker_shutdown_timeout` is shorter than a WebSocket location's read timeout.
@@ -91,13 +90,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let finding = sink.report(
                 primary_span(cfg, ll.location, ll.proxy_pass),
                 format!(
-                    "every reload cuts the WebSockets of `{}` after {} (`worker_shutdown_timeout`, \
-                     {}), before their read timeout of {} (`proxy_read_timeout`, {})",
+                    "every reload cuts the WebSockets of `{}` after {} ({}), \
+                     before their read timeout of {} ({})",
                     cfg.describe(ll.location),
-                    format_std(shutdown.value),
-                    shutdown.source.describe(cx.files),
-                    format_std(read.value),
-                    read.source.describe(cx.files),
+                    shutdown.value,
+                    shutdown.source.cite(cx.files),
+                    read.value,
+                    read.source.cite(cx.files),
                 ),
             );
             if let Some(span) = shutdown.source.span() {

@@ -82,7 +82,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if !long_lived.kind.is_tunnel() {
             if let Some(server) = &route.read_timeout {
                 let ping = route.ping_interval.as_ref();
-                let too_short = ping.is_some_and(|p| !idle_survives_ping(server.value, p.value));
+                let too_short =
+                    ping.is_some_and(|p| !idle_survives_ping(server.value.ms(), p.value.ms()));
                 if server.source.is_default() || too_short {
                     let client = route
                         .client_timeout
@@ -110,7 +111,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
         }
         if let (Some(tunnel), Some(deadline)) = (&route.tunnel_timeout, &route.reload_deadline) {
-            if long_lived.kind.is_tunnel() && outlives(Some(tunnel.value), deadline.value) {
+            if long_lived.kind.is_tunnel() && outlives(Some(tunnel.value.ms()), deadline.value.ms())
+            {
                 let f = sink.report(
                     tunnel.source.span().unwrap_or(long_lived.span),
                     format!(
@@ -118,7 +120,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         cx.describe(route.obj),
                         tunnel.describe(cx.files),
                         deadline.describe(cx.files),
-                        format_ms(deadline.value),
+                        format_ms(deadline.value.ms()),
                     ),
                 );
                 if let Some(span) = deadline.source.key_span() {

@@ -11,8 +11,11 @@
 //!
 //! (DOMAIN.md §4.0: "Unit normalisation is itself a source of bugs.")
 //!
-//! Every duration in the model is a number of milliseconds (`u64`), whatever the product wrote;
-//! the timeout chains keep seconds as `f64` ranges and print through [`format_secs`].
+//! Every duration in the model is a [`Millis`], whatever the product wrote: the per-product
+//! parsers below return it, controller and load-balancer settings are `Setting<Millis>`, nginx's
+//! effective values and haproxy.cfg's `DurationValue::Ms` hold it. The timeout chains still keep
+//! seconds as `f64` ranges (`chain::Secs`, for Node.js's version-dependent default) and print
+//! through [`format_secs`].
 //!
 //! ## One format in messages
 //!
@@ -28,6 +31,34 @@
 //!
 //! A value written `4m` in a config is printed `240s`; `1h30m`, written `5400s` or `90m`, is
 //! printed `1h30m`. Days are printed as hours (`48h`), as Go and Kubernetes print them.
+
+/// A duration in milliseconds: the one duration type of the model, whatever unit a product
+/// writes. Printed with the one message format (its `Display` is [`format_ms`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Millis(pub u64);
+
+impl Millis {
+    /// Whole seconds.
+    pub const fn from_secs(secs: u64) -> Millis {
+        Millis(secs.saturating_mul(1000))
+    }
+
+    /// The number of milliseconds.
+    pub const fn ms(self) -> u64 {
+        self.0
+    }
+
+    /// The value in seconds (the chains' unit).
+    pub fn secs_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+}
+
+impl std::fmt::Display for Millis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&format_ms(self.0))
+    }
+}
 
 /// Formats milliseconds in the one message format (see the module documentation): `0s`,
 /// `500ms`, `1.5s`, `240s`, `10m`, `1h30m`, `24h`.
@@ -68,11 +99,6 @@ pub fn format_secs(secs: f64) -> String {
     format_ms(secs_to_ms(secs))
 }
 
-/// Formats a [`std::time::Duration`] (the nginx model's unit) like [`format_ms`].
-pub fn format_std(d: std::time::Duration) -> String {
-    format_ms(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 /// Seconds to milliseconds, rounded; negative or non-finite values are 0.
 fn secs_to_ms(secs: f64) -> u64 {
     if secs.is_finite() && secs > 0.0 {
@@ -84,7 +110,7 @@ fn secs_to_ms(secs: f64) -> u64 {
 }
 
 /// A product's duration parser: text to milliseconds.
-pub type Parser = fn(&str) -> Option<u64>;
+pub type Parser = fn(&str) -> Option<Millis>;
 
 /// What a number without a unit means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,16 +185,15 @@ pub fn parse(text: &str, bare: BareUnit) -> Option<u64> {
 /// nginx time, as nginx itself reads it (ingress-nginx `worker-shutdown-timeout`, which is
 /// written into nginx.conf verbatim; F5 NGINX IC `nginx.org/*` timeouts): the nginx parser's
 /// own [`crate::nginx::parse_time`]. A bare number is seconds.
-pub fn nginx(text: &str) -> Option<u64> {
+pub fn nginx(text: &str) -> Option<Millis> {
     let text = unquote(text);
-    let d = crate::nginx::parse_time(text)?;
-    u64::try_from(d.as_millis()).ok()
+    crate::nginx::parse_time(text)
 }
 
 /// ingress-nginx integer seconds (`proxy-read-timeout`, `proxy-send-timeout`,
 /// `upstream-keepalive-timeout`, `keep-alive`, as ConfigMap keys or annotations): the
 /// controller parses them as integers, and a value with a unit (`"3600s"`) is not read.
-pub fn ingress_nginx_int(text: &str) -> Option<u64> {
+pub fn ingress_nginx_int(text: &str) -> Option<Millis> {
     seconds(text)
 }
 
@@ -176,7 +201,7 @@ pub fn ingress_nginx_int(text: &str) -> Option<u64> {
 /// copy the value into haproxy.cfg, so it is read by the haproxy.cfg parser's own
 /// [`crate::haproxy::duration::parse_time`] (bare numbers are milliseconds; `us`, `ms`, `s`,
 /// `m`, `h`, `d`; 2^31 ms at most). `None` for anything HAProxy would reject or warn about.
-pub fn haproxy(text: &str) -> Option<u64> {
+pub fn haproxy(text: &str) -> Option<Millis> {
     use crate::haproxy::duration::{parse_time, DurationValue};
     let text = unquote(text);
     match parse_time(text, false) {
@@ -187,8 +212,8 @@ pub fn haproxy(text: &str) -> Option<u64> {
 
 /// Go-style durations (OpenShift `tuningOptions`) and declared `kubegap.io/*` values; a bare
 /// number is read as seconds.
-pub fn go(text: &str) -> Option<u64> {
-    parse(text, BareUnit::Seconds)
+pub fn go(text: &str) -> Option<Millis> {
+    parse(text, BareUnit::Seconds).map(Millis)
 }
 
 /// `kubegap.io/*` declarations and `.kubegap.yaml` durations: Go-style (`1m30s`, `90s`,
@@ -199,17 +224,17 @@ pub fn declared_secs(text: &str) -> Option<f64> {
         // `0.5`: a bare decimal number of seconds.
         return (secs.is_finite() && secs >= 0.0 && secs * 1000.0 <= MAX_MS as f64).then_some(secs);
     }
-    go(text).map(|ms| ms as f64 / 1000.0)
+    go(text).map(Millis::secs_f64)
 }
 
 /// Whole seconds (AWS attributes, GKE `timeoutSec`, `terminationGracePeriodSeconds`).
-pub fn seconds(text: &str) -> Option<u64> {
-    whole_number(text, BareUnit::Seconds)
+pub fn seconds(text: &str) -> Option<Millis> {
+    whole_number(text, BareUnit::Seconds).map(Millis)
 }
 
 /// Azure's idle timeout annotation: whole minutes.
-pub fn azure_minutes(text: &str) -> Option<u64> {
-    whole_number(text, BareUnit::Minutes)
+pub fn azure_minutes(text: &str) -> Option<Millis> {
+    whole_number(text, BareUnit::Minutes).map(Millis)
 }
 
 /// A value as written in an annotation or ConfigMap, without surrounding blanks and quotes.
@@ -232,23 +257,47 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(nginx("3600"), Some(3_600_000));
-        assert_eq!(nginx("\"240s\""), Some(240_000));
-        assert_eq!(nginx("10m"), Some(600_000));
-        assert_eq!(nginx("1h30m"), Some(5_400_000));
-        assert_eq!(ingress_nginx_int("\"3600\""), Some(3_600_000));
+        assert_eq!(
+            nginx("3600"),
+            Some(crate::value::duration::Millis(3_600_000))
+        );
+        assert_eq!(
+            nginx("\"240s\""),
+            Some(crate::value::duration::Millis(240_000))
+        );
+        assert_eq!(nginx("10m"), Some(crate::value::duration::Millis(600_000)));
+        assert_eq!(
+            nginx("1h30m"),
+            Some(crate::value::duration::Millis(5_400_000))
+        );
+        assert_eq!(
+            ingress_nginx_int("\"3600\""),
+            Some(crate::value::duration::Millis(3_600_000))
+        );
         assert_eq!(ingress_nginx_int("3600s"), None);
-        assert_eq!(haproxy("3600"), Some(3600));
-        assert_eq!(haproxy("30m"), Some(1_800_000));
-        assert_eq!(haproxy("1h"), Some(3_600_000));
-        assert_eq!(haproxy("5000ms"), Some(5000));
-        assert_eq!(haproxy("100us"), Some(1));
-        assert_eq!(go("1h30m"), Some(5_400_000));
-        assert_eq!(go("1.5h"), Some(5_400_000));
-        assert_eq!(go("25s"), Some(25_000));
-        assert_eq!(seconds("60"), Some(60_000));
+        assert_eq!(haproxy("3600"), Some(crate::value::duration::Millis(3600)));
+        assert_eq!(
+            haproxy("30m"),
+            Some(crate::value::duration::Millis(1_800_000))
+        );
+        assert_eq!(
+            haproxy("1h"),
+            Some(crate::value::duration::Millis(3_600_000))
+        );
+        assert_eq!(
+            haproxy("5000ms"),
+            Some(crate::value::duration::Millis(5000))
+        );
+        assert_eq!(haproxy("100us"), Some(crate::value::duration::Millis(1)));
+        assert_eq!(go("1h30m"), Some(crate::value::duration::Millis(5_400_000)));
+        assert_eq!(go("1.5h"), Some(crate::value::duration::Millis(5_400_000)));
+        assert_eq!(go("25s"), Some(crate::value::duration::Millis(25_000)));
+        assert_eq!(seconds("60"), Some(crate::value::duration::Millis(60_000)));
         assert_eq!(seconds("60s"), None);
-        assert_eq!(azure_minutes("4"), Some(240_000));
+        assert_eq!(
+            azure_minutes("4"),
+            Some(crate::value::duration::Millis(240_000))
+        );
         assert_eq!(azure_minutes("4m"), None);
         assert_eq!(nginx(""), None);
         assert_eq!(nginx("abc"), None);
@@ -285,6 +334,7 @@ mod tests {
         assert_eq!(format_timeout(None), "infinite");
         assert_eq!(format_secs(0.5), "500ms");
         assert_eq!(format_secs(5400.0), "1h30m");
-        assert_eq!(format_std(std::time::Duration::from_secs(120)), "120s");
+        assert_eq!(Millis::from_secs(120).to_string(), "120s");
+        assert_eq!(Millis(5_400_000).to_string(), "1h30m");
     }
 }

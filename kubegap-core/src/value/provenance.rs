@@ -1,7 +1,10 @@
-//! Where a value came from: the one provenance type of the model's settings ([`Source`]: an
-//! annotation, a ConfigMap key, an argument, a field, or the default of a product and version),
-//! with its citation for messages ([`Source::cite`]), and a value with its source
-//! ([`Setting`]).
+//! Where a value came from: the one provenance type of the model ([`Source`]: a config
+//! directive, an annotation, a ConfigMap key, a container argument, a manifest field, a kubegap
+//! declaration, or the default of a product and version), with the one citation function for
+//! messages ([`Source::cite`]), and a value with its source ([`Setting`]).
+//!
+//! Sources carry spans, never lines: offsets become `file:line` only when a message is
+//! rendered, through the [`SourceMap`].
 
 use crate::config::Version;
 use crate::source::{SourceMap, Span};
@@ -9,7 +12,15 @@ use crate::source::{SourceMap, Span};
 /// Where an effective value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
-    /// An annotation on an Ingress, Route, Service, workload or IngressController.
+    /// A directive of a file config: an nginx directive, an haproxy.cfg line.
+    Directive {
+        /// The directive as cited: `proxy_read_timeout`, `timeout client`.
+        name: String,
+        /// Its span (possibly in an included file).
+        span: Span,
+    },
+    /// An annotation on an Ingress, Route, Service, workload or IngressController (including
+    /// the `kubegap.io/*` declarations written as annotations).
     Annotation {
         /// The annotation key.
         key: String,
@@ -27,39 +38,99 @@ pub enum Source {
         /// The value's span.
         value_span: Span,
     },
-    /// A command-line argument of the controller container.
+    /// A command-line argument of a container (`--sort-endpoints-by=ip`, `--keep-alive 5`).
     Argument {
-        /// The argument as written (`--sort-endpoints-by=ip`).
+        /// The argument as written.
         text: String,
         /// Its span.
         span: Span,
     },
-    /// Another field: an IngressController `spec.tuningOptions.*`, a container `env` value,
-    /// `terminationGracePeriodSeconds`, a BackendConfig `spec.timeoutSec`.
+    /// Another manifest field: an IngressController `spec.tuningOptions.*`, a container `env`
+    /// value, a BackendConfig `spec.timeoutSec`.
     Field {
-        /// What it is, for messages (`spec.tuningOptions.tunnelTimeout`, env `ROUTER_…`).
+        /// What it is, for messages (`` `spec.tuningOptions.tunnelTimeout` ``, env `ROUTER_…`).
         what: String,
         /// The value's span.
         span: Span,
     },
+    /// A kubegap declaration outside the inputs (`topology.outer` in `.kubegap.yaml`).
+    Declaration {
+        /// What and where, for messages (`configuration line 4`).
+        what: String,
+    },
     /// The default of a product, at a version when known.
     Default {
-        /// The product (or platform) name: `ingress-nginx`, `AWS ALB`, `Kubernetes`.
-        product: &'static str,
+        /// The product (or platform) name: `ingress-nginx`, `AWS ALB`, `HAProxy`, `gunicorn`.
+        product: String,
         /// The version the default was looked up for, when known.
         version: Option<Version>,
+        /// The setting whose default it is (`keep-alive`, `pool-purge-delay`), when named.
+        setting: Option<String>,
+        /// Why this default applies (`before 1.29.7; nginx version unknown, …`).
+        note: Option<String>,
+        /// What in the input implies the product (`` `gunicorn` `` and its span), when shown.
+        implied_by: Option<(String, Span)>,
     },
 }
 
+/// `file.yaml:12`: the base name and line of a span (base names keep messages independent of
+/// where the files are; labels give the full location).
+fn at(files: &SourceMap, span: Span) -> String {
+    let file = files.get(span.file);
+    format!("{}:{}", file.base_name(), file.line_col(span.start).line)
+}
+
 impl Source {
+    /// The default of `product` (at `version`, when known).
+    pub fn default_of(product: impl Into<String>, version: Option<Version>) -> Source {
+        Source::Default {
+            product: product.into(),
+            version,
+            setting: None,
+            note: None,
+            implied_by: None,
+        }
+    }
+
+    /// The default of `setting` in `product`.
+    pub fn default_setting(product: impl Into<String>, setting: impl Into<String>) -> Source {
+        Source::Default {
+            product: product.into(),
+            version: None,
+            setting: Some(setting.into()),
+            note: None,
+            implied_by: None,
+        }
+    }
+
+    /// A default with a note saying why it applies (no effect on other sources).
+    #[must_use]
+    pub fn with_note(mut self, text: impl Into<String>) -> Source {
+        if let Source::Default { note, .. } = &mut self {
+            *note = Some(text.into());
+        }
+        self
+    }
+
+    /// A default with what in the input implies its product (no effect on other sources).
+    #[must_use]
+    pub fn implied_by(mut self, what: impl Into<String>, span: Span) -> Source {
+        if let Source::Default { implied_by, .. } = &mut self {
+            *implied_by = Some((what.into(), span));
+        }
+        self
+    }
+
     /// The span of the value, when it is written somewhere.
     pub fn span(&self) -> Option<Span> {
         match self {
             Source::Annotation { value_span, .. } | Source::ConfigMapKey { value_span, .. } => {
                 Some(*value_span)
             }
-            Source::Argument { span, .. } | Source::Field { span, .. } => Some(*span),
-            Source::Default { .. } => None,
+            Source::Directive { span, .. }
+            | Source::Argument { span, .. }
+            | Source::Field { span, .. } => Some(*span),
+            Source::Declaration { .. } | Source::Default { .. } => None,
         }
     }
 
@@ -73,56 +144,65 @@ impl Source {
         }
     }
 
-    /// Like [`Source::describe`] but for use inside parentheses: "ConfigMap key `x`, cm.yaml:12",
-    /// "default of ingress-nginx v1.15.1".
-    pub fn cite(&self, files: &SourceMap) -> String {
-        let at = |span: &Span| {
-            let file = files.get(span.file);
-            format!("{}:{}", file.base_name(), file.line_col(span.start).line)
-        };
-        match self {
-            Source::Annotation { key, key_span, .. } => {
-                format!("annotation `{key}`, {}", at(key_span))
-            }
-            Source::ConfigMapKey { key, key_span, .. } => {
-                format!("ConfigMap key `{key}`, {}", at(key_span))
-            }
-            Source::Argument { text, span } => format!("argument `{text}`, {}", at(span)),
-            Source::Field { what, span } => format!("{what}, {}", at(span)),
-            Source::Default { .. } => self.describe(files),
-        }
-    }
-
     /// Whether the value is a product default (nothing written).
     pub fn is_default(&self) -> bool {
         matches!(self, Source::Default { .. })
     }
 
-    /// For messages: "annotation `…` (ing.yaml:9)", "ConfigMap key `worker-shutdown-timeout`
-    /// (cm.yaml:12)", "argument `--sort-endpoints-by=ip` (deploy.yaml:20)", "default of
-    /// ingress-nginx v1.15.1".
-    pub fn describe(&self, files: &SourceMap) -> String {
-        let cite = |span: &Span| {
-            let file = files.get(span.file);
-            format!("{}:{}", file.base_name(), file.line_col(span.start).line)
-        };
+    /// The one citation of a source, for every message: "`proxy_read_timeout` at
+    /// nginx.conf:11", "annotation `kubegap.io/ping-interval` at chat.yaml:7", "ConfigMap key
+    /// `upstream-keepalive-timeout` at cm.yaml:9", "argument `--x` at f.yaml:3",
+    /// "`spec.tuningOptions.tunnelTimeout` at f.yaml:3", "default of ingress-nginx v1.15.1",
+    /// "default `keep-alive` of ingress-nginx".
+    pub fn cite(&self, files: &SourceMap) -> String {
         match self {
+            Source::Directive { name, span } => format!("`{name}` at {}", at(files, *span)),
             Source::Annotation { key, key_span, .. } => {
-                format!("annotation `{key}` ({})", cite(key_span))
+                format!("annotation `{key}` at {}", at(files, *key_span))
             }
             Source::ConfigMapKey { key, key_span, .. } => {
-                format!("ConfigMap key `{key}` ({})", cite(key_span))
+                format!("ConfigMap key `{key}` at {}", at(files, *key_span))
             }
-            Source::Argument { text, span } => format!("argument `{text}` ({})", cite(span)),
-            Source::Field { what, span } => format!("{what} ({})", cite(span)),
+            Source::Argument { text, span } => format!("argument `{text}` at {}", at(files, *span)),
+            Source::Field { what, span } => format!("{what} at {}", at(files, *span)),
+            Source::Declaration { what } => what.clone(),
             Source::Default {
                 product,
-                version: Some(v),
-            } => format!("default of {product} v{v}"),
+                version,
+                setting,
+                note,
+                implied_by,
+            } => {
+                let mut out = match setting {
+                    Some(s) => format!("default `{s}` of {product}"),
+                    None => format!("default of {product}"),
+                };
+                if let Some(v) = version {
+                    out.push_str(&format!(" v{v}"));
+                }
+                if let Some(note) = note {
+                    out.push_str(&format!("; {note}"));
+                }
+                if let Some((what, span)) = implied_by {
+                    out.push_str(&format!("; {what} at {}", at(files, *span)));
+                }
+                out
+            }
+        }
+    }
+
+    /// The compact citation of chain lines: `api.yaml:9` for a written value, the declaration,
+    /// `default of gunicorn, app.yaml:12` for a default implied by the input, else `default`.
+    pub fn brief(&self, files: &SourceMap) -> String {
+        match self {
+            Source::Declaration { what } => what.clone(),
             Source::Default {
                 product,
-                version: None,
-            } => format!("default of {product}"),
+                implied_by: Some((_, span)),
+                ..
+            } => format!("default of {product}, {}", at(files, *span)),
+            Source::Default { .. } => "default".to_string(),
+            other => other.span().map_or_else(String::new, |s| at(files, s)),
         }
     }
 }
@@ -130,7 +210,7 @@ impl Source {
 /// An effective value and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setting<T> {
-    /// The value (durations in milliseconds).
+    /// The value (durations as [`crate::value::duration::Millis`]).
     pub value: T,
     /// Where it came from.
     pub source: Source,
@@ -143,18 +223,14 @@ impl<T> Setting<T> {
     }
 }
 
-impl Setting<u64> {
+impl Setting<crate::value::duration::Millis> {
     /// The value in seconds (for code that works in seconds, such as the chain hops).
     pub fn secs(&self) -> f64 {
-        self.value as f64 / 1000.0
+        self.value.secs_f64()
     }
 
     /// "3600s (annotation `…`, ing.yaml:9)", "240s (default of ingress-nginx)" for messages.
     pub fn describe(&self, files: &SourceMap) -> String {
-        format!(
-            "{} ({})",
-            crate::value::duration::format_ms(self.value),
-            self.source.cite(files)
-        )
+        format!("{} ({})", self.value, self.source.cite(files))
     }
 }
