@@ -340,6 +340,9 @@ pub fn check_keeping(workspace: Workspace, settings: &Settings) -> (Report, Spen
         .collect();
     let mut findings: Vec<Finding> = workspace.parse_findings.clone();
     findings.retain(|f| settings.rule_enabled(f.rule));
+    // Exact size: a flattened iterator gives no size hint, and doubling left up to half of
+    // the largest vector of the run spare (10 MB of findings on a 300k-line haproxy.cfg).
+    findings.reserve_exact(rule_findings.iter().map(Vec::len).sum());
     findings.extend(rule_findings.into_iter().flatten());
     let suppressed = crate::suppress::apply(
         &workspace.files,
