@@ -63,8 +63,6 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         for (index, section) in view.proxies() {
             let mut names: Vec<&str> = Vec::new();
             if section.kind.has_frontend() {
@@ -81,9 +79,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     (None, _) => missing.push(format!("`timeout {name}`")),
                     (Some(line), Some(None)) => {
                         missing.push(format!(
-                            "`timeout {name}` (`{}` on line {} means no timeout)",
+                            "`timeout {name}` (`{}` at {} means no timeout)",
                             line.text(2),
-                            file.line_col(line.span.start).line
+                            cx.cite(line.span)
                         ));
                         zero_lines.push(line.span);
                     }

@@ -83,8 +83,6 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        let config = view.config;
-        let file = cx.files.get(config.file);
         for (index, route) in view.websocket_proxies() {
             if view.timeout(index, "tunnel").line.is_some() {
                 continue;
@@ -114,9 +112,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             sink.report(
                 section.header_span(),
                 format!(
-                    "{} receives WebSocket traffic (line {}) but has no `timeout tunnel`, so idle WebSockets are cut by {timeouts}{}",
+                    "{} receives WebSocket traffic (at {}) but has no `timeout tunnel`, so idle WebSockets are cut by {timeouts}{}",
                     section.describe(),
-                    file.line_col(route.start).line,
+                    cx.cite(route),
                     if section.kind.has_frontend() {
                         ""
                     } else {
