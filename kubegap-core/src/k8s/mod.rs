@@ -493,6 +493,11 @@ impl Graph {
         graph.workloads.shrink_to_fit();
         graph.services.shrink_to_fit();
         graph.ingresses.shrink_to_fit();
+        graph.ingress_classes.shrink_to_fit();
+        graph.routes.shrink_to_fit();
+        graph.pdbs.shrink_to_fit();
+        graph.hpas.shrink_to_fit();
+        graph.config_maps.shrink_to_fit();
         graph.sort_index();
         graph.link();
         graph.index_files();
@@ -765,7 +770,9 @@ impl Graph {
                     }
                 })
             });
-            let (selected, near) = self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
+            let (mut selected, near) =
+                self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
+            selected.shrink_to_fit();
             if let Some(near) = near {
                 service_near.insert(service.obj, near);
             }
