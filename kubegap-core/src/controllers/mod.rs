@@ -251,7 +251,8 @@ impl Model {
         let reader = Reader { graph, documents };
         let mut model = Model {
             controllers: find_controllers(&reader),
-            routes: Vec::new(),
+            // At most one per Ingress and Route: no growth, no spare capacity kept to the end.
+            routes: Vec::with_capacity(graph.ingresses.len() + graph.routes.len()),
         };
         for ingress in &graph.ingresses {
             if graph.objects[ingress.obj]

@@ -249,8 +249,10 @@ impl<'g> Lookup<'g> {
 pub struct Graph {
     /// Every object, in document order.
     pub objects: Vec<Object>,
-    /// (kind, namespace, name) → objects (several if duplicated).
-    pub index: BTreeMap<(String, String, String), Vec<ObjId>>,
+    /// Every object sorted by (kind, namespace, name), then input order: the objects with one
+    /// key are a contiguous run ([`Graph::find`]). A sorted list of ids, not a map with three
+    /// copied strings and a list per object.
+    index: Vec<ObjId>,
     /// Workloads.
     pub workloads: Vec<Workload>,
     /// Services.
@@ -287,7 +289,12 @@ pub struct Graph {
     /// Object → index into `services`.
     service_index: BTreeMap<ObjId, usize>,
     /// (namespace, label key, label value) → indices into `workloads` whose pod template has it.
-    label_index: BTreeMap<(String, String, String), Vec<usize>>,
+    /// Sorted by that key, then by workload: (index into `workloads`, position of the label in
+    /// its `labels`); `label_workloads` holds the same workload indices alone, so that one key's
+    /// workloads are a slice (no three copied strings and a list per label).
+    label_index: Vec<(u32, u32)>,
+    /// The workload indices of `label_index`, entry for entry.
+    label_workloads: Vec<usize>,
     /// Namespaces that hold at least one workload.
     workload_namespaces: std::collections::BTreeSet<String>,
     /// Service object → Ingresses and Routes that send traffic to it, with the backend's
@@ -482,6 +489,16 @@ impl Graph {
                 graph.add(doc_index, root, place);
             }
         }
+        graph.objects.shrink_to_fit();
+        graph.workloads.shrink_to_fit();
+        graph.services.shrink_to_fit();
+        graph.ingresses.shrink_to_fit();
+        graph.ingress_classes.shrink_to_fit();
+        graph.routes.shrink_to_fit();
+        graph.pdbs.shrink_to_fit();
+        graph.hpas.shrink_to_fit();
+        graph.config_maps.shrink_to_fit();
+        graph.sort_index();
         graph.link();
         graph.index_files();
         graph.mark_patched(documents);
@@ -617,7 +634,11 @@ impl Graph {
         // Only groups (kind, namespace, name) holding a patch are compared, patch against
         // member, so many copies of one complete manifest stay linear.
         let mut marks: BTreeMap<usize, Patched> = BTreeMap::new();
-        for group in self.index.values().filter(|g| g.len() > 1) {
+        let groups = self
+            .index
+            .chunk_by(|a, b| self.key(*a) == self.key(*b))
+            .filter(|g| g.len() > 1);
+        for group in groups {
             let members: Vec<usize> = group
                 .iter()
                 .filter_map(|o| self.workload_index.get(o).copied())
@@ -749,7 +770,9 @@ impl Graph {
                     }
                 })
             });
-            let (selected, near) = self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
+            let (mut selected, near) =
+                self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
+            selected.shrink_to_fit();
             if let Some(near) = near {
                 service_near.insert(service.obj, near);
             }
@@ -796,10 +819,24 @@ impl Graph {
             .enumerate()
             .map(|(i, w)| (w.obj, i))
             .collect();
-        self.label_index = by_label
-            .iter()
-            .map(|((ns, k, v), ws)| ((ns.to_string(), k.to_string(), v.to_string()), ws.clone()))
-            .collect();
+        let mut label_index = Vec::new();
+        let mut label_workloads = Vec::new();
+        for ((_, k, _), ws) in &by_label {
+            for &wi in ws {
+                let pos = self.workloads[wi]
+                    .labels
+                    .keys()
+                    .position(|key| key == k)
+                    .unwrap_or_default();
+                label_index.push((
+                    u32::try_from(wi).unwrap_or(u32::MAX),
+                    u32::try_from(pos).unwrap_or(u32::MAX),
+                ));
+                label_workloads.push(wi);
+            }
+        }
+        self.label_index = label_index;
+        self.label_workloads = label_workloads;
         self.workload_namespaces = self
             .workloads
             .iter()
@@ -839,14 +876,6 @@ impl Graph {
             place,
         };
         let id = self.objects.len();
-        self.index
-            .entry((
-                object.kind.clone(),
-                object.namespace.clone(),
-                object.name.clone(),
-            ))
-            .or_default()
-            .push(id);
         let at = |n: NodeRef<'_>| At { doc, node: n.id };
         match object.kind.as_str() {
             k if WORKLOAD_KINDS.contains(&k) => {
@@ -864,7 +893,7 @@ impl Graph {
                             .into_iter()
                             .flat_map(|n| n.items())
                         {
-                            let ports = c
+                            let mut ports: Vec<ContainerPort> = c
                                 .get("ports")
                                 .into_iter()
                                 .flat_map(|p| p.items())
@@ -874,6 +903,8 @@ impl Graph {
                                     at: at(p),
                                 })
                                 .collect();
+                            // No spare capacity: the graph lives to the end of the run.
+                            ports.shrink_to_fit();
                             containers.push(Container {
                                 at: at(c),
                                 name: c.str_at(&["name"]).unwrap_or_default().to_string(),
@@ -883,6 +914,7 @@ impl Graph {
                             });
                         }
                     }
+                    containers.shrink_to_fit();
                     self.workloads.push(Workload {
                         obj: id,
                         template: at(template),
@@ -901,7 +933,7 @@ impl Graph {
             "Service" => {
                 let selector = node.path(&["spec", "selector"]);
                 let mut metrics_ports = 0usize;
-                let ports: Vec<ServicePort> = node
+                let mut ports: Vec<ServicePort> = node
                     .path(&["spec", "ports"])
                     .into_iter()
                     .flat_map(|p| p.items())
@@ -921,6 +953,7 @@ impl Graph {
                         }
                     })
                     .collect();
+                ports.shrink_to_fit();
                 self.services.push(Service {
                     obj: id,
                     metrics_only: !ports.is_empty() && metrics_ports == ports.len(),
@@ -985,6 +1018,7 @@ impl Graph {
                             .and_then(|n| n.as_str())
                     })
                     .map(str::to_string);
+                backends.shrink_to_fit();
                 self.ingresses.push(Ingress {
                     obj: id,
                     class,
@@ -1049,9 +1083,24 @@ impl Graph {
 
     /// Objects of a kind in a namespace with a name.
     pub fn find(&self, kind: &str, namespace: &str, name: &str) -> &[ObjId] {
-        self.index
-            .get(&(kind.to_string(), namespace.to_string(), name.to_string()))
-            .map_or(&[], Vec::as_slice)
+        let key = (kind, namespace, name);
+        let start = self.index.partition_point(|o| self.key(*o) < key);
+        let len = self.index[start..].partition_point(|o| self.key(*o) == key);
+        &self.index[start..start + len]
+    }
+
+    /// The (kind, namespace, name) of an object, the order of `index`.
+    fn key(&self, obj: ObjId) -> (&str, &str, &str) {
+        let o = &self.objects[obj];
+        (o.kind.as_str(), o.namespace.as_str(), o.name.as_str())
+    }
+
+    /// Sorts every object by (kind, namespace, name); a stable sort keeps input order among
+    /// objects with one key.
+    fn sort_index(&mut self) {
+        let mut index: Vec<ObjId> = (0..self.objects.len()).collect();
+        index.sort_by(|a, b| self.key(*a).cmp(&self.key(*b)));
+        self.index = index;
     }
 
     /// The Service a reference from object `from` names: the nearest Service with this
@@ -1147,9 +1196,23 @@ impl Graph {
     /// Workloads (indices into `workloads`) whose pod template carries `key=value`, in a
     /// namespace.
     pub fn workloads_with_label(&self, namespace: &str, key: &str, value: &str) -> &[usize] {
-        self.label_index
-            .get(&(namespace.to_string(), key.to_string(), value.to_string()))
-            .map_or(&[], Vec::as_slice)
+        let want = (namespace, key, value);
+        let start = self
+            .label_index
+            .partition_point(|e| self.label_key(*e) < want);
+        let len = self.label_index[start..].partition_point(|e| self.label_key(*e) == want);
+        &self.label_workloads[start..start + len]
+    }
+
+    /// The (namespace, key, value) of one `label_index` entry.
+    fn label_key(&self, (wi, pos): (u32, u32)) -> (&str, &str, &str) {
+        let w = &self.workloads[wi as usize];
+        let (k, v) = w
+            .labels
+            .iter()
+            .nth(pos as usize)
+            .map_or(("", ""), |(k, v)| (k.as_str(), v.as_str()));
+        (self.objects[w.obj].namespace.as_str(), k, v)
     }
 
     /// Workloads whose pod template a Service selects (same namespace; empty selector selects none).

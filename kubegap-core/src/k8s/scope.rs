@@ -41,8 +41,9 @@ impl Near {
 pub struct Place {
     /// The file.
     pub file: Option<FileId>,
-    /// The directory's components (`a/b/c.yaml` → `[a, b]`).
-    pub dir: Vec<String>,
+    /// The directory's components (`a/b/c.yaml` → `[a, b]`), shared by every object of the
+    /// file (not a copy per object).
+    pub dir: std::sync::Arc<[String]>,
     /// The kustomization tree or chart the file is in, if any.
     pub tree: Option<usize>,
     /// Whether a kustomization lists the file as a patch (`patches`, `patchesStrategicMerge`,
@@ -53,7 +54,12 @@ pub struct Place {
 /// The nearness of `b` seen from `a`, with the depth of their common directory as a tie-break
 /// (deeper is nearer); `None` when `b` is in another kustomization tree or chart than `a`.
 pub fn nearness(a: &Place, b: &Place) -> Option<(Near, std::cmp::Reverse<usize>)> {
-    let common = a.dir.iter().zip(&b.dir).take_while(|(x, y)| x == y).count();
+    let common = a
+        .dir
+        .iter()
+        .zip(b.dir.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
     let depth = std::cmp::Reverse(common);
     if a.file.is_some() && a.file == b.file {
         return Some((Near::File, std::cmp::Reverse(usize::MAX)));
@@ -104,7 +110,7 @@ fn join(dir: &[String], rel: &str) -> Vec<String> {
 #[derive(Clone, Debug, Default)]
 pub struct Places {
     /// File → (directory, tree).
-    files: BTreeMap<FileId, (Vec<String>, Option<usize>)>,
+    files: BTreeMap<FileId, (std::sync::Arc<[String]>, Option<usize>)>,
     /// Files a kustomization lists as patches.
     patches: std::collections::BTreeSet<FileId>,
 }
@@ -196,7 +202,7 @@ impl Places {
                     .rev()
                     .find_map(|n| tree_of_kdir.get(&dir[..n]).copied())
             });
-            out.files.insert(*id, (dir.clone(), tree));
+            out.files.insert(*id, (dir.clone().into(), tree));
             let mut path = dir.clone();
             path.push(base.clone());
             if patch_paths.contains(&path) {
