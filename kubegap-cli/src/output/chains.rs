@@ -87,8 +87,8 @@ struct JsonValue {
 
 fn jv(files: &SourceMap, v: &Option<Value>) -> Option<JsonValue> {
     v.as_ref().map(|v| JsonValue {
-        seconds: v.secs.low,
-        seconds_max: (v.secs.high > v.secs.low).then_some(v.secs.high),
+        seconds: v.range.low.secs_f64(),
+        seconds_max: (v.range.high > v.range.low).then_some(v.range.high.secs_f64()),
         source: v.source.cite(files),
     })
 }

@@ -7,12 +7,13 @@ use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Val
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings};
 use crate::k8s::At;
+use crate::value::duration::Millis;
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
 /// input: each product's file in `controllers/` owns its default.
 pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
     let (ms, source) = crate::controllers::default_client_keepalive(product)?;
-    Some(Value::new(ms as f64 / 1000.0, source))
+    Some(Value::new(Millis(ms), source))
 }
 
 /// The load balancer hop.
@@ -78,7 +79,7 @@ fn proxy_hop(cx: &Stage<'_>, model: &Model, route: &RouteSettings, product: Prod
             )
             .then(|| {
                 Value::new(
-                    5.0,
+                    Millis::from_secs(5),
                     crate::value::provenance::Source::default_setting(
                         "HAProxy",
                         "pool-purge-delay",

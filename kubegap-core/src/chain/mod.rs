@@ -17,7 +17,7 @@ use crate::source::{SourceMap, Span};
 use crate::value::duration::Millis;
 use crate::value::provenance::{Setting, Source};
 
-pub use app::Secs;
+pub use app::Range;
 
 /// What the chains are built from: the model and the controllers layer built before them.
 #[derive(Clone, Copy)]
@@ -51,28 +51,28 @@ pub enum Layer {
     App,
 }
 
-/// A number of seconds and where it came from. The source keeps spans; lines are computed only
+/// A duration (a range, for a version-dependent default) and where it came from. The source keeps spans; lines are computed only
 /// when a message or a chain line is rendered ([`Value::show`], [`Value::brief`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
     /// The value.
-    pub secs: Secs,
+    pub range: Range,
     /// Where it came from: a directive, an annotation, a declaration, the default of a product.
     pub source: Source,
 }
 
 impl Value {
     /// An exact value with its source.
-    pub fn new(secs: f64, source: Source) -> Value {
+    pub fn new(value: Millis, source: Source) -> Value {
         Value {
-            secs: Secs::exact(secs),
+            range: Range::exact(value),
             source,
         }
     }
 
-    /// A controller or load balancer setting (milliseconds) as a chain value.
+    /// A controller or load balancer setting as a chain value.
     pub fn of(setting: &Setting<Millis>) -> Value {
-        Value::new(setting.secs(), setting.source.clone())
+        Value::new(setting.value, setting.source.clone())
     }
 
     /// The span to point at or label: where the value is written, else what implies a default.
@@ -88,12 +88,12 @@ impl Value {
 
     /// `60s (annotation `…` at api.yaml:9)`, `5s (default of CloudFront origin settings)`.
     pub fn show(&self, files: &SourceMap) -> String {
-        format!("{} ({})", self.secs.show(), self.source.cite(files))
+        format!("{} ({})", self.range.show(), self.source.cite(files))
     }
 
     /// `60s (api.yaml:9)`, `5s (default)`: for chain lines.
     pub fn brief(&self, files: &SourceMap) -> String {
-        format!("{} ({})", self.secs.show(), self.source.brief(files))
+        format!("{} ({})", self.range.show(), self.source.brief(files))
     }
 }
 
@@ -270,17 +270,20 @@ pub fn outer_hops(cx: &Stage<'_>) -> Vec<Hop> {
                 outer.product.clone()
             };
             let mut hop = Hop::new(Layer::Outer, name, None);
-            let defaults: Option<(f64, f64, &str)> =
-                (product == "cloudfront").then_some((5.0, 30.0, "CloudFront origin settings"));
+            let defaults: Option<(Millis, Millis, &str)> = (product == "cloudfront").then_some((
+                Millis::from_secs(5),
+                Millis::from_secs(30),
+                "CloudFront origin settings",
+            ));
             let declared = || Source::Declaration {
                 what: outer.source.clone(),
             };
-            hop.pool_idle = match (outer.keepalive_secs, defaults) {
+            hop.pool_idle = match (outer.keepalive, defaults) {
                 (Some(v), _) => Some(Value::new(v, declared())),
                 (None, Some((k, _, src))) => Some(Value::new(k, Source::default_of(src, None))),
                 _ => None,
             };
-            hop.read_timeout = match (outer.read_timeout_secs, defaults) {
+            hop.read_timeout = match (outer.read_timeout, defaults) {
                 (Some(v), _) => Some(Value::new(v, declared())),
                 (None, Some((_, r, src))) => Some(Value::new(r, Source::default_of(src, None))),
                 _ => None,
@@ -332,12 +335,12 @@ pub fn app_hop(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Optio
         Some(detected.span),
     );
     hop.keepalive = Some(Value {
-        secs: detected.secs,
+        range: detected.range,
         source: detected.source.clone(),
     });
-    hop.headers_timeout = detected.headers_timeout.map(|(secs, span)| {
+    hop.headers_timeout = detected.headers_timeout.map(|(ms, span)| {
         Value::new(
-            secs,
+            ms,
             Source::Annotation {
                 key: crate::value::declarations::HEADERS_TIMEOUT.to_string(),
                 key_span: span,
