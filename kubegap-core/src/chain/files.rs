@@ -3,7 +3,7 @@
 //! node address and the Service's `nodePort` (how an external HAProxy reaches a cluster).
 
 use super::Stage;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Value};
+use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Route, RouteEnd, Value};
 use crate::haproxy::duration::DurationValue;
 use crate::k8s::Service;
 use crate::source::Span;
@@ -16,7 +16,7 @@ pub struct FileRoute<'a> {
     /// The proxy hop with its values.
     pub hop: Hop,
     /// `nginx.conf:17 proxy_pass http://api`, `haproxy.cfg:15 server orders…`.
-    pub route: String,
+    pub route: Route,
     /// Where the target is written.
     pub anchor: Span,
     /// The Service reached.
@@ -166,18 +166,16 @@ fn nginx_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileRou
                     proxy.pool_idle = Some(value);
                 }
             }
-            let line = cx
-                .files
-                .get(pass.url_span.file)
-                .line_col(pass.url_span.start)
-                .line;
             for target in config.targets(&pass, &upstreams) {
                 if let Some((service, port)) =
                     targets.resolve(cx, pass.url_span.file, &target.host, target.port)
                 {
                     out.push(FileRoute {
                         hop: proxy.clone(),
-                        route: format!("{base}:{line} proxy_pass {}", pass.url),
+                        route: Route {
+                            at: Some(pass.url_span),
+                            text: format!("proxy_pass {}", pass.url),
+                        },
                         anchor: target.span,
                         service,
                         port,
@@ -254,10 +252,12 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
                         )
                     }));
                 }
-                let line = file.line_col(server.line.span.start).line;
                 out.push(FileRoute {
                     hop: proxy,
-                    route: format!("{base}:{line} server {}", address.host),
+                    route: Route {
+                        at: Some(server.line.span),
+                        text: format!("server {}", address.host),
+                    },
                     anchor: address.host_span,
                     service,
                     port,

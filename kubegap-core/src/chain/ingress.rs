@@ -204,7 +204,7 @@ pub fn chains(
                 path.map(|p| format!(" {p}")).unwrap_or_default()
             );
             let end = RouteEnd {
-                route: route_name,
+                route: super::Route::object(route_name),
                 anchor: cx.span(name_at),
                 object: Some(route.obj),
                 service,
@@ -229,7 +229,7 @@ pub fn chains(
         front.push(lb_hop(cx, &lb));
         let route_name = format!("Service {}/{} ({})", o.namespace, o.name, lb.kind.name());
         let end = RouteEnd {
-            route: route_name,
+            route: super::Route::object(route_name),
             anchor: cx.span(o.at),
             object: None,
             service,

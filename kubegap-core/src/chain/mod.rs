@@ -162,11 +162,41 @@ pub fn object_anchor(cx: &Stage<'_>, obj: crate::k8s::ObjId) -> Span {
         .map_or_else(|| cx.span(o.at), |n| n.span())
 }
 
+/// What a route is. A route written in a config file keeps the span of its line; the
+/// `nginx.conf:12` prefix is computed only when the label is rendered ([`Route::label`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// The proxy line of a file route (`proxy_pass`, `server`), rendered as `nginx.conf:12`;
+    /// `None` for a route written in an object (`Ingress shop/web /api`).
+    pub at: Option<Span>,
+    /// `proxy_pass http://api`, `server orders`, `Ingress shop/web /api`.
+    pub text: String,
+}
+
+impl Route {
+    /// A route named by an object.
+    pub fn object(text: String) -> Route {
+        Route { at: None, text }
+    }
+
+    /// `nginx.conf:12 proxy_pass http://api`, `Ingress shop/web /api`.
+    pub fn label(&self, files: &SourceMap) -> String {
+        match self.at {
+            Some(at) => {
+                let file = files.get(at.file);
+                let line = file.line_col(at.start).line;
+                format!("{}:{line} {}", file.base_name(), self.text)
+            }
+            None => self.text.clone(),
+        }
+    }
+}
+
 /// A route through the layers, outermost hop first.
 #[derive(Clone, Debug)]
 pub struct Chain {
     /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
-    pub route: String,
+    pub route: Route,
     /// Where the route is written (the Ingress path, the `proxy_pass`, the `server` line).
     pub anchor: Span,
     /// Hops from the outside in.
@@ -418,7 +448,7 @@ pub fn target_port_for(cx: &Stage<'_>, service: &Service, port: &PortRef) -> Opt
 /// Where chains end: a route and the Service it reaches.
 pub struct RouteEnd<'a> {
     /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
-    pub route: String,
+    pub route: Route,
     /// Where the route is written.
     pub anchor: Span,
     /// The Ingress or Route object of the route, when it is one (its declarations come first).
@@ -493,21 +523,25 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         .collect();
     ingress::chains(cx, &file_routes, &controller_services, &mut chains);
     files::file_chains(cx, &file_routes, &controller_services, &mut chains);
-    let key = |c: &Chain| {
-        let file = &cx.files.get(c.anchor.file).name;
-        (
-            file.clone(),
-            c.anchor.start,
-            c.route.clone(),
-            c.signature(cx.files),
-        )
-    };
-    chains.sort_by_cached_key(key);
+    // Chains are ordered and deduplicated as they read: by the rendered route label and
+    // signature (the chains are the same when a reader cannot tell them apart).
+    let mut keyed: Vec<((String, u32, String, String), Chain)> = chains
+        .into_iter()
+        .map(|c| {
+            let file = cx.files.get(c.anchor.file).name.clone();
+            let key = (
+                file,
+                c.anchor.start,
+                c.route.label(cx.files),
+                c.signature(cx.files),
+            );
+            (key, c)
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
     // Several `server` lines or upstream servers reaching the same Service give the same chain.
-    chains.dedup_by(|a, b| {
-        a.anchor == b.anchor && a.route == b.route && a.signature(cx.files) == b.signature(cx.files)
-    });
-    chains
+    keyed.dedup_by(|a, b| a.1.anchor == b.1.anchor && a.0 .2 == b.0 .2 && a.0 .3 == b.0 .3);
+    keyed.into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]
