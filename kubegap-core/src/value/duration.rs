@@ -86,9 +86,9 @@ pub fn format_ms(ms: u64) -> String {
 }
 
 /// Formats an optional timeout: `None` (no limit) is `infinite`.
-pub fn format_timeout(ms: Option<u64>) -> String {
+pub fn format_timeout(ms: Option<Millis>) -> String {
     match ms {
-        Some(ms) => format_ms(ms),
+        Some(ms) => ms.to_string(),
         None => "infinite".to_string(),
     }
 }
