@@ -84,10 +84,10 @@ pub struct Settings {
 pub struct OuterHop {
     /// Product name, e.g. `cloudfront`.
     pub product: String,
-    /// Idle keep-alive towards the next hop, in seconds, and where it came from.
-    pub keepalive_secs: Option<f64>,
-    /// Read (response) timeout, in seconds.
-    pub read_timeout_secs: Option<f64>,
+    /// Idle keep-alive towards the next hop.
+    pub keepalive: Option<crate::value::duration::Millis>,
+    /// Read (response) timeout.
+    pub read_timeout: Option<crate::value::duration::Millis>,
     /// Where the values came from, for messages.
     pub source: String,
 }
@@ -131,9 +131,9 @@ pub struct ConfigError {
 
 /// Durations in the configuration: `5s`, `2m`, `1m30s`, `1h`, `500ms`, or a bare number of
 /// seconds; the same reading as `kubegap.io/*` declarations
-/// ([`crate::value::duration::declared_secs`]).
-pub fn parse_config_duration(text: &str) -> Option<f64> {
-    crate::value::duration::declared_secs(text)
+/// ([`crate::value::duration::declared`]).
+pub fn parse_config_duration(text: &str) -> Option<crate::value::duration::Millis> {
+    crate::value::duration::declared(text)
 }
 
 impl Settings {
@@ -324,8 +324,8 @@ impl Settings {
                                         }
                                         parsed
                                     };
-                                    let keepalive_secs = duration("keepalive", &mut errors);
-                                    let read_timeout_secs = duration("read_timeout", &mut errors);
+                                    let keepalive = duration("keepalive", &mut errors);
+                                    let read_timeout = duration("read_timeout", &mut errors);
                                     for (hk, _) in hop.entries() {
                                         let hk_text = hk.as_str().unwrap_or_default();
                                         if !HOP_KEYS.iter().any(|k| k.0 == hk_text) {
@@ -343,8 +343,8 @@ impl Settings {
                                     }
                                     self.topology.push(OuterHop {
                                         product: product.to_string(),
-                                        keepalive_secs,
-                                        read_timeout_secs,
+                                        keepalive,
+                                        read_timeout,
                                         source: format!("configuration line {}", line(hop.span())),
                                     });
                                 }
@@ -399,7 +399,10 @@ mod config_file_tests {
         );
         assert!(s.complete && s.l7_in_front);
         assert_eq!(s.nodes, Some(3));
-        assert_eq!(s.topology[0].keepalive_secs, Some(5.0));
+        assert_eq!(
+            s.topology[0].keepalive,
+            Some(crate::value::duration::Millis(5000))
+        );
     }
 
     #[test]

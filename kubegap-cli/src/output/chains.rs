@@ -13,7 +13,10 @@ pub fn text(files: &SourceMap, chains: &[Chain]) -> String {
         let at = file.line_col(chain.anchor.start);
         out.push_str(&format!(
             "{} ({}:{}:{})",
-            chain.route, file.name, at.line, at.column
+            chain.route.label(files),
+            file.name,
+            at.line,
+            at.column
         ));
         if let Some(reason) = &chain.long_lived {
             out.push_str(&format!(" [long-lived: {reason}]"));
@@ -52,7 +55,7 @@ pub fn text(files: &SourceMap, chains: &[Chain]) -> String {
 
 #[derive(Serialize)]
 struct JsonChain<'a> {
-    route: &'a str,
+    route: String,
     file: &'a str,
     line: u32,
     column: u32,
@@ -87,8 +90,8 @@ struct JsonValue {
 
 fn jv(files: &SourceMap, v: &Option<Value>) -> Option<JsonValue> {
     v.as_ref().map(|v| JsonValue {
-        seconds: v.secs.low,
-        seconds_max: (v.secs.high > v.secs.low).then_some(v.secs.high),
+        seconds: v.range.low.secs_f64(),
+        seconds_max: (v.range.high > v.range.low).then_some(v.range.high.secs_f64()),
         source: v.source.cite(files),
     })
 }
@@ -106,7 +109,7 @@ pub fn json(files: &SourceMap, chains: &[Chain]) -> String {
             let file = files.get(c.anchor.file);
             let at = file.line_col(c.anchor.start);
             JsonChain {
-                route: &c.route,
+                route: c.route.label(files),
                 file: &file.name,
                 line: at.line,
                 column: at.column,

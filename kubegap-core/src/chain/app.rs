@@ -9,6 +9,7 @@
 use super::Stage;
 use crate::k8s::{Container, Workload};
 use crate::source::Span;
+use crate::value::duration::{decimal, Millis};
 use crate::value::provenance::Source;
 use crate::yaml::NodeRef;
 
@@ -49,31 +50,27 @@ impl Server {
     }
 }
 
-/// An idle keep-alive in seconds: `low..=high` (equal when known exactly).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Secs {
+/// An idle keep-alive: `low..=high` (equal when known exactly).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
     /// Lowest possible value.
-    pub low: f64,
+    pub low: Millis,
     /// Highest possible value.
-    pub high: f64,
+    pub high: Millis,
 }
 
-impl Secs {
+impl Range {
     /// An exact value.
-    pub fn exact(v: f64) -> Secs {
-        Secs { low: v, high: v }
+    pub const fn exact(v: Millis) -> Range {
+        Range { low: v, high: v }
     }
 
     /// `5s`, or `5s–65s` for a range.
     pub fn show(&self) -> String {
-        if (self.low - self.high).abs() < f64::EPSILON {
-            crate::value::duration::format_secs(self.low)
+        if self.low == self.high {
+            self.low.to_string()
         } else {
-            format!(
-                "{}–{}",
-                crate::value::duration::format_secs(self.low),
-                crate::value::duration::format_secs(self.high)
-            )
+            format!("{}–{}", self.low, self.high)
         }
     }
 }
@@ -84,20 +81,25 @@ pub struct AppKeepAlive {
     /// The server.
     pub server: Server,
     /// The idle keep-alive.
-    pub secs: Secs,
+    pub range: Range,
     /// Where the value came from: an argument, an env value, an annotation, or the default of
     /// the server implied by an image or a command word.
     pub source: Source,
     /// The span to point at: the flag, env value, annotation, or the image/command implying it.
     pub span: Span,
     /// Node's `headersTimeout`, when declared (`kubegap.io/headers-timeout`).
-    pub headers_timeout: Option<(f64, Span)>,
+    pub headers_timeout: Option<(Millis, Span)>,
 }
 
 /// Parses a declared duration (`65s`, `1m30s`, `500ms`, `1h`, or bare seconds): see
-/// [`crate::value::duration::declared_secs`].
-pub fn parse_secs(text: &str) -> Option<f64> {
-    crate::value::duration::declared_secs(text)
+/// [`crate::value::duration::declared`].
+pub fn parse_declared(text: &str) -> Option<Millis> {
+    crate::value::duration::declared(text)
+}
+
+/// Whole seconds, for a server's documented default.
+const fn secs(n: u64) -> Range {
+    Range::exact(Millis::from_secs(n))
 }
 
 /// The command line of a container as words (command + args), with the node of each word.
@@ -173,10 +175,10 @@ pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option
         .flatten()
     {
         if let Some(value) = meta.path(&["annotations", KEEPALIVE_ANNOTATION]) {
-            let secs = value.as_str().and_then(parse_secs)?;
+            let ms = value.as_str().and_then(parse_declared)?;
             return Some(AppKeepAlive {
                 server: Server::Declared,
-                secs: Secs::exact(secs),
+                range: Range::exact(ms),
                 source: Source::Annotation {
                     key: KEEPALIVE_ANNOTATION.to_string(),
                     key_span: value.span(),
@@ -201,10 +203,10 @@ pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option
     detect_container(cx, cx.node(serving.at))
 }
 
-fn declared_headers_timeout(cx: &Stage<'_>, meta: NodeRef<'_>) -> Option<(f64, Span)> {
+fn declared_headers_timeout(cx: &Stage<'_>, meta: NodeRef<'_>) -> Option<(Millis, Span)> {
     let _ = cx;
     let node = meta.path(&["annotations", crate::value::declarations::HEADERS_TIMEOUT])?;
-    Some((node.as_str().and_then(parse_secs)?, node.span()))
+    Some((node.as_str().and_then(parse_declared)?, node.span()))
 }
 
 /// Detects the keep-alive of one container.
@@ -241,10 +243,10 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
     // gunicorn (also with uvicorn workers: gunicorn owns the keep-alive then).
     if has("gunicorn") {
         if let Some((value, node)) = flag(&words, &["--keep-alive"]) {
-            let secs = value.parse::<f64>().ok()?;
+            let ms = decimal(&value, "s")?;
             return Some(AppKeepAlive {
                 server: Server::Gunicorn,
-                secs: Secs::exact(secs),
+                range: Range::exact(ms),
                 source: Source::Argument {
                     text: format!("--keep-alive {value}"),
                     span: node.span(),
@@ -259,10 +261,10 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
                 .map(|w| (w.to_string(), node))
                 .collect();
             if let Some((v, _)) = flag(&env_words, &["--keep-alive"]) {
-                let secs = v.parse::<f64>().ok()?;
+                let ms = decimal(&v, "s")?;
                 return Some(AppKeepAlive {
                     server: Server::Gunicorn,
-                    secs: Secs::exact(secs),
+                    range: Range::exact(ms),
                     source: Source::Field {
                         what: format!("env `GUNICORN_CMD_ARGS` `--keep-alive {v}`"),
                         span: node.span(),
@@ -279,7 +281,7 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
         let (what, span) = implied("`gunicorn`", first_word_span("gunicorn"));
         return Some(AppKeepAlive {
             server: Server::Gunicorn,
-            secs: Secs::exact(2.0),
+            range: secs(2),
             source: Source::default_setting("gunicorn", "keepalive").implied_by(what, span),
             span,
             headers_timeout: None,
@@ -287,10 +289,10 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
     }
     if has("uvicorn") {
         if let Some((value, node)) = flag(&words, &["--timeout-keep-alive"]) {
-            let secs = value.parse::<f64>().ok()?;
+            let ms = decimal(&value, "s")?;
             return Some(AppKeepAlive {
                 server: Server::Uvicorn,
-                secs: Secs::exact(secs),
+                range: Range::exact(ms),
                 source: Source::Argument {
                     text: format!("--timeout-keep-alive {value}"),
                     span: node.span(),
@@ -302,7 +304,7 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
         let (what, span) = implied("`uvicorn`", first_word_span("uvicorn"));
         return Some(AppKeepAlive {
             server: Server::Uvicorn,
-            secs: Secs::exact(5.0),
+            range: secs(5),
             source: Source::default_setting("uvicorn", "--timeout-keep-alive")
                 .implied_by(what, span),
             span,
@@ -316,7 +318,7 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
         let (what, span) = implied("`puma`", first_word_span("puma"));
         return Some(AppKeepAlive {
             server: Server::Puma,
-            secs: Secs::exact(20.0),
+            range: secs(20),
             source: Source::default_setting("puma", "persistent_timeout").implied_by(what, span),
             span,
             headers_timeout: None,
@@ -334,14 +336,14 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
         })
     {
         // Spring's Duration: a bare number is milliseconds.
-        let secs = if value.chars().all(|c| c.is_ascii_digit()) {
-            value.parse::<f64>().ok()? / 1000.0
+        let ms = if value.chars().all(|c| c.is_ascii_digit()) {
+            decimal(&value, "ms")?
         } else {
-            parse_secs(&value)?
+            parse_declared(&value)?
         };
         return Some(AppKeepAlive {
             server: Server::Tomcat,
-            secs: Secs::exact(secs),
+            range: Range::exact(ms),
             source: Source::Argument {
                 text: format!("server.tomcat.keep-alive-timeout={value}"),
                 span: node.span(),
@@ -359,10 +361,10 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let node_image = image_major(image, &["node"]);
     if node_cmd || node_image.is_some() {
         if let Some((value, node)) = flag(&words, &["--keepAliveTimeout"]) {
-            let ms = value.parse::<f64>().ok()?;
+            let ms = decimal(&value, "ms")?;
             return Some(AppKeepAlive {
                 server: Server::Node,
-                secs: Secs::exact(ms / 1000.0),
+                range: Range::exact(ms),
                 source: Source::Argument {
                     text: format!("--keepAliveTimeout {value}"),
                     span: node.span(),
@@ -373,9 +375,9 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
         }
         let span = image_node.map_or_else(|| container.span(), |n| n.span());
         let default = Source::default_setting("Node.js", "keepAliveTimeout");
-        let (secs, default) = match node_image.flatten() {
+        let (range, default) = match node_image.flatten() {
             Some(major) => {
-                let secs = if major >= 26 { 65.0 } else { 5.0 };
+                let range = if major >= 26 { secs(65) } else { secs(5) };
                 let default = match default {
                     Source::Default {
                         product, setting, ..
@@ -388,19 +390,19 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
                     },
                     other => other,
                 };
-                (Secs::exact(secs), default)
+                (range, default)
             }
             None => (
-                Secs {
-                    low: 5.0,
-                    high: 65.0,
+                Range {
+                    low: Millis::from_secs(5),
+                    high: Millis::from_secs(65),
                 },
                 default.with_note("version unknown: 5s before v26, 65s from v26"),
             ),
         };
         return Some(AppKeepAlive {
             server: Server::Node,
-            secs,
+            range,
             source: default.implied_by(format!("image `{image}`"), span),
             span,
             headers_timeout: None,
@@ -410,7 +412,7 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
         let span = image_node.map_or_else(|| container.span(), |n| n.span());
         return Some(AppKeepAlive {
             server: Server::Httpd,
-            secs: Secs::exact(5.0),
+            range: secs(5),
             source: Source::default_setting("Apache httpd 2.4", "KeepAliveTimeout")
                 .implied_by(format!("image `{image}`"), span),
             span,

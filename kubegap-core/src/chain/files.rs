@@ -3,10 +3,11 @@
 //! node address and the Service's `nodePort` (how an external HAProxy reaches a cluster).
 
 use super::Stage;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Value};
+use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Route, RouteEnd, Value};
 use crate::haproxy::duration::DurationValue;
 use crate::k8s::Service;
 use crate::source::Span;
+use crate::value::duration::Millis;
 use crate::value::provenance::Source;
 use std::collections::HashMap;
 
@@ -15,7 +16,7 @@ pub struct FileRoute<'a> {
     /// The proxy hop with its values.
     pub hop: Hop,
     /// `nginx.conf:17 proxy_pass http://api`, `haproxy.cfg:15 server orders…`.
-    pub route: String,
+    pub route: Route,
     /// Where the target is written.
     pub anchor: Span,
     /// The Service reached.
@@ -27,24 +28,15 @@ pub struct FileRoute<'a> {
     pub websocket: bool,
 }
 
-/// An nginx value: `` `proxy_read_timeout` at nginx.conf:12 `` or its default.
-fn nginx_value(secs: f64, source: &Source) -> Value {
-    Value::new(secs, source.clone())
-}
-
 /// An haproxy.cfg value: `` `timeout server` at haproxy.cfg:12 ``.
-fn haproxy_value(name: &str, ms: u64, span: Span) -> Value {
+fn haproxy_value(name: &str, ms: Millis, span: Span) -> Value {
     Value::new(
-        ms_secs(ms),
+        ms,
         Source::Directive {
             name: name.to_string(),
             span,
         },
     )
-}
-
-fn ms_secs(ms: u64) -> f64 {
-    ms as f64 / 1000.0
 }
 
 fn base_name(cx: &Stage<'_>, span: Span) -> String {
@@ -156,19 +148,17 @@ fn nginx_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileRou
             let base = base_name(cx, pass.url_span);
             let mut proxy = Hop::new(Layer::Proxy, format!("nginx ({base})"), Some(pass.url_span));
             let keepalive = config.keepalive_timeout(location);
-            proxy.keepalive = Some(nginx_value(keepalive.value.secs_f64(), &keepalive.source));
+            proxy.keepalive = Some(Value::of(&keepalive));
             let read = config.proxy_read_timeout(location);
-            proxy.read_timeout = Some(nginx_value(read.value.secs_f64(), &read.source));
+            proxy.read_timeout = Some(Value::of(&read));
             // After a reload, old workers keep open connections until `worker_shutdown_timeout`.
-            proxy.lifetime = shutdown
-                .as_ref()
-                .map(|s| nginx_value(s.value.secs_f64(), &s.source));
+            proxy.lifetime = shutdown.as_ref().map(Value::of);
             // Upstream connections are pooled with `keepalive N` in the upstream block, or by
             // default from nginx 1.29.7 on.
             if let Some(upstream) = pass.upstream.and_then(|i| upstreams.get(i)) {
                 if upstream.keepalive.is_some() || new_default {
                     let idle = config.upstream_keepalive_timeout(upstream.directive);
-                    let mut value = nginx_value(idle.value.secs_f64(), &idle.source);
+                    let mut value = Value::of(&idle);
                     if let Some(k) = upstream.keepalive {
                         // A default points at the upstream's `keepalive` line.
                         value.source = value.source.implied_by("`keepalive`", config.get(k).span);
@@ -176,18 +166,16 @@ fn nginx_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileRou
                     proxy.pool_idle = Some(value);
                 }
             }
-            let line = cx
-                .files
-                .get(pass.url_span.file)
-                .line_col(pass.url_span.start)
-                .line;
             for target in config.targets(&pass, &upstreams) {
                 if let Some((service, port)) =
                     targets.resolve(cx, pass.url_span.file, &target.host, target.port)
                 {
                     out.push(FileRoute {
                         hop: proxy.clone(),
-                        route: format!("{base}:{line} proxy_pass {}", pass.url),
+                        route: Route {
+                            at: Some(pass.url_span),
+                            text: format!("proxy_pass {}", pass.url),
+                        },
                         anchor: target.span,
                         service,
                         port,
@@ -208,7 +196,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
         let hard_stop = view
             .global_time("hard-stop-after")
             .and_then(|(d, _)| match d.value {
-                DurationValue::Ms(ms) => Some(haproxy_value("hard-stop-after", ms.ms(), d.span)),
+                DurationValue::Ms(ms) => Some(haproxy_value("hard-stop-after", ms, d.span)),
                 _ => None,
             });
         let websocket = view.websocket_proxies();
@@ -236,7 +224,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
                     let DurationValue::Ms(ms) = d.value else {
                         return None;
                     };
-                    Some(haproxy_value(&format!("timeout {name}"), ms.ms(), d.span))
+                    Some(haproxy_value(&format!("timeout {name}"), ms, d.span))
                 };
                 proxy.keepalive = timeout("http-keep-alive")
                     .or_else(|| timeout("http-request"))
@@ -250,7 +238,7 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
                     .server_time(&defaults, server, "pool-purge-delay")
                     .and_then(|d| match d.value {
                         DurationValue::Ms(ms) => {
-                            Some(haproxy_value("pool-purge-delay", ms.ms(), d.span))
+                            Some(haproxy_value("pool-purge-delay", ms, d.span))
                         }
                         _ => None,
                     });
@@ -258,13 +246,18 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
                 let tcp = view.mode(backend).value == "tcp";
                 if !reuse_never && !tcp {
                     proxy.pool_idle = Some(purge.unwrap_or_else(|| {
-                        Value::new(5.0, Source::default_setting("HAProxy", "pool-purge-delay"))
+                        Value::new(
+                            Millis::from_secs(5),
+                            Source::default_setting("HAProxy", "pool-purge-delay"),
+                        )
                     }));
                 }
-                let line = file.line_col(server.line.span.start).line;
                 out.push(FileRoute {
                     hop: proxy,
-                    route: format!("{base}:{line} server {}", address.host),
+                    route: Route {
+                        at: Some(server.line.span),
+                        text: format!("server {}", address.host),
+                    },
                     anchor: address.host_span,
                     service,
                     port,

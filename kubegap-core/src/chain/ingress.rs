@@ -7,12 +7,13 @@ use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Val
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings};
 use crate::k8s::At;
+use crate::value::duration::Millis;
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
 /// input: each product's file in `controllers/` owns its default.
 pub(super) fn default_client_keepalive(product: Product) -> Option<Value> {
     let (ms, source) = crate::controllers::default_client_keepalive(product)?;
-    Some(Value::new(ms as f64 / 1000.0, source))
+    Some(Value::new(Millis(ms), source))
 }
 
 /// The load balancer hop.
@@ -78,7 +79,7 @@ fn proxy_hop(cx: &Stage<'_>, model: &Model, route: &RouteSettings, product: Prod
             )
             .then(|| {
                 Value::new(
-                    5.0,
+                    Millis::from_secs(5),
                     crate::value::provenance::Source::default_setting(
                         "HAProxy",
                         "pool-purge-delay",
@@ -203,7 +204,7 @@ pub fn chains(
                 path.map(|p| format!(" {p}")).unwrap_or_default()
             );
             let end = RouteEnd {
-                route: route_name,
+                route: super::Route::object(route_name),
                 anchor: cx.span(name_at),
                 object: Some(route.obj),
                 service,
@@ -228,7 +229,7 @@ pub fn chains(
         front.push(lb_hop(cx, &lb));
         let route_name = format!("Service {}/{} ({})", o.namespace, o.name, lb.kind.name());
         let end = RouteEnd {
-            route: route_name,
+            route: super::Route::object(route_name),
             anchor: cx.span(o.at),
             object: None,
             service,

@@ -17,7 +17,7 @@ use crate::source::{SourceMap, Span};
 use crate::value::duration::Millis;
 use crate::value::provenance::{Setting, Source};
 
-pub use app::Secs;
+pub use app::Range;
 
 /// What the chains are built from: the model and the controllers layer built before them.
 #[derive(Clone, Copy)]
@@ -51,28 +51,28 @@ pub enum Layer {
     App,
 }
 
-/// A number of seconds and where it came from. The source keeps spans; lines are computed only
+/// A duration (a range, for a version-dependent default) and where it came from. The source keeps spans; lines are computed only
 /// when a message or a chain line is rendered ([`Value::show`], [`Value::brief`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
     /// The value.
-    pub secs: Secs,
+    pub range: Range,
     /// Where it came from: a directive, an annotation, a declaration, the default of a product.
     pub source: Source,
 }
 
 impl Value {
     /// An exact value with its source.
-    pub fn new(secs: f64, source: Source) -> Value {
+    pub fn new(value: Millis, source: Source) -> Value {
         Value {
-            secs: Secs::exact(secs),
+            range: Range::exact(value),
             source,
         }
     }
 
-    /// A controller or load balancer setting (milliseconds) as a chain value.
+    /// A controller or load balancer setting as a chain value.
     pub fn of(setting: &Setting<Millis>) -> Value {
-        Value::new(setting.secs(), setting.source.clone())
+        Value::new(setting.value, setting.source.clone())
     }
 
     /// The span to point at or label: where the value is written, else what implies a default.
@@ -88,12 +88,12 @@ impl Value {
 
     /// `60s (annotation `…` at api.yaml:9)`, `5s (default of CloudFront origin settings)`.
     pub fn show(&self, files: &SourceMap) -> String {
-        format!("{} ({})", self.secs.show(), self.source.cite(files))
+        format!("{} ({})", self.range.show(), self.source.cite(files))
     }
 
     /// `60s (api.yaml:9)`, `5s (default)`: for chain lines.
     pub fn brief(&self, files: &SourceMap) -> String {
-        format!("{} ({})", self.secs.show(), self.source.brief(files))
+        format!("{} ({})", self.range.show(), self.source.brief(files))
     }
 }
 
@@ -162,11 +162,41 @@ pub fn object_anchor(cx: &Stage<'_>, obj: crate::k8s::ObjId) -> Span {
         .map_or_else(|| cx.span(o.at), |n| n.span())
 }
 
+/// What a route is. A route written in a config file keeps the span of its line; the
+/// `nginx.conf:12` prefix is computed only when the label is rendered ([`Route::label`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// The proxy line of a file route (`proxy_pass`, `server`), rendered as `nginx.conf:12`;
+    /// `None` for a route written in an object (`Ingress shop/web /api`).
+    pub at: Option<Span>,
+    /// `proxy_pass http://api`, `server orders`, `Ingress shop/web /api`.
+    pub text: String,
+}
+
+impl Route {
+    /// A route named by an object.
+    pub fn object(text: String) -> Route {
+        Route { at: None, text }
+    }
+
+    /// `nginx.conf:12 proxy_pass http://api`, `Ingress shop/web /api`.
+    pub fn label(&self, files: &SourceMap) -> String {
+        match self.at {
+            Some(at) => {
+                let file = files.get(at.file);
+                let line = file.line_col(at.start).line;
+                format!("{}:{line} {}", file.base_name(), self.text)
+            }
+            None => self.text.clone(),
+        }
+    }
+}
+
 /// A route through the layers, outermost hop first.
 #[derive(Clone, Debug)]
 pub struct Chain {
     /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
-    pub route: String,
+    pub route: Route,
     /// Where the route is written (the Ingress path, the `proxy_pass`, the `server` line).
     pub anchor: Span,
     /// Hops from the outside in.
@@ -270,17 +300,20 @@ pub fn outer_hops(cx: &Stage<'_>) -> Vec<Hop> {
                 outer.product.clone()
             };
             let mut hop = Hop::new(Layer::Outer, name, None);
-            let defaults: Option<(f64, f64, &str)> =
-                (product == "cloudfront").then_some((5.0, 30.0, "CloudFront origin settings"));
+            let defaults: Option<(Millis, Millis, &str)> = (product == "cloudfront").then_some((
+                Millis::from_secs(5),
+                Millis::from_secs(30),
+                "CloudFront origin settings",
+            ));
             let declared = || Source::Declaration {
                 what: outer.source.clone(),
             };
-            hop.pool_idle = match (outer.keepalive_secs, defaults) {
+            hop.pool_idle = match (outer.keepalive, defaults) {
                 (Some(v), _) => Some(Value::new(v, declared())),
                 (None, Some((k, _, src))) => Some(Value::new(k, Source::default_of(src, None))),
                 _ => None,
             };
-            hop.read_timeout = match (outer.read_timeout_secs, defaults) {
+            hop.read_timeout = match (outer.read_timeout, defaults) {
                 (Some(v), _) => Some(Value::new(v, declared())),
                 (None, Some((_, r, src))) => Some(Value::new(r, Source::default_of(src, None))),
                 _ => None,
@@ -332,12 +365,12 @@ pub fn app_hop(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Optio
         Some(detected.span),
     );
     hop.keepalive = Some(Value {
-        secs: detected.secs,
+        range: detected.range,
         source: detected.source.clone(),
     });
-    hop.headers_timeout = detected.headers_timeout.map(|(secs, span)| {
+    hop.headers_timeout = detected.headers_timeout.map(|(ms, span)| {
         Value::new(
-            secs,
+            ms,
             Source::Annotation {
                 key: crate::value::declarations::HEADERS_TIMEOUT.to_string(),
                 key_span: span,
@@ -415,7 +448,7 @@ pub fn target_port_for(cx: &Stage<'_>, service: &Service, port: &PortRef) -> Opt
 /// Where chains end: a route and the Service it reaches.
 pub struct RouteEnd<'a> {
     /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
-    pub route: String,
+    pub route: Route,
     /// Where the route is written.
     pub anchor: Span,
     /// The Ingress or Route object of the route, when it is one (its declarations come first).
@@ -490,21 +523,25 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         .collect();
     ingress::chains(cx, &file_routes, &controller_services, &mut chains);
     files::file_chains(cx, &file_routes, &controller_services, &mut chains);
-    let key = |c: &Chain| {
-        let file = &cx.files.get(c.anchor.file).name;
-        (
-            file.clone(),
-            c.anchor.start,
-            c.route.clone(),
-            c.signature(cx.files),
-        )
-    };
-    chains.sort_by_cached_key(key);
+    // Chains are ordered and deduplicated as they read: by the rendered route label and
+    // signature (the chains are the same when a reader cannot tell them apart).
+    let mut keyed: Vec<((String, u32, String, String), Chain)> = chains
+        .into_iter()
+        .map(|c| {
+            let file = cx.files.get(c.anchor.file).name.clone();
+            let key = (
+                file,
+                c.anchor.start,
+                c.route.label(cx.files),
+                c.signature(cx.files),
+            );
+            (key, c)
+        })
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
     // Several `server` lines or upstream servers reaching the same Service give the same chain.
-    chains.dedup_by(|a, b| {
-        a.anchor == b.anchor && a.route == b.route && a.signature(cx.files) == b.signature(cx.files)
-    });
-    chains
+    keyed.dedup_by(|a, b| a.1.anchor == b.1.anchor && a.0 .2 == b.0 .2 && a.0 .3 == b.0 .3);
+    keyed.into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@ use crate::config::Settings;
 use crate::k8s::Graph;
 use crate::source::{FileId, FileKind, SourceFile, SourceMap};
 
-use super::app::{detect, Secs, Server};
+use super::app::{detect, Range, Server};
+use crate::value::duration::Millis;
 
-fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
+fn detect_in(text: &str) -> Option<(Server, Range, String)> {
     let mut files = SourceMap::default();
     files.add(SourceFile::new(
         "app.yaml",
@@ -30,7 +31,7 @@ fn detect_in(text: &str) -> Option<(Server, Secs, String)> {
         model: &model,
         controllers: &crate::controllers::Model::default(),
     };
-    detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.secs, a.source.cite(&files)))
+    detect(&cx, &graph.workloads[0], None).map(|a| (a.server, a.range, a.source.cite(&files)))
 }
 
 fn pod(container: &str) -> String {
@@ -45,7 +46,10 @@ fn gunicorn_flag_env_default_and_config_file() {
         "{name: a, image: python:3.12, command: [gunicorn, --keep-alive, '75', app:app]}",
     ))
     .unwrap();
-    assert_eq!((s, v), (Server::Gunicorn, Secs::exact(75.0)));
+    assert_eq!(
+        (s, v),
+        (Server::Gunicorn, Range::exact(Millis::from_secs(75)))
+    );
     assert!(
         src.contains("argument `--keep-alive 75` at app.yaml:6"),
         "{src}"
@@ -54,15 +58,15 @@ fn gunicorn_flag_env_default_and_config_file() {
         "{name: a, image: x, args: [\"gunicorn --keep-alive=10 app:app\"]}",
     ))
     .unwrap();
-    assert_eq!(v, Secs::exact(10.0));
+    assert_eq!(v, Range::exact(Millis::from_secs(10)));
     let (_, v, src) = detect_in(&pod("{name: a, image: x, command: [gunicorn, app:app], env: [{name: GUNICORN_CMD_ARGS, value: \"--workers 3 --keep-alive 30\"}]}")).unwrap();
-    assert_eq!(v, Secs::exact(30.0));
+    assert_eq!(v, Range::exact(Millis::from_secs(30)));
     assert!(src.contains("GUNICORN_CMD_ARGS"));
     let (_, v, src) = detect_in(&pod(
         "{name: a, image: x, command: [gunicorn, -k, uvicorn.workers.UvicornWorker, app:app]}",
     ))
     .unwrap();
-    assert_eq!(v, Secs::exact(2.0));
+    assert_eq!(v, Range::exact(Millis::from_secs(2)));
     assert!(src.starts_with("default `keepalive` of gunicorn"), "{src}");
     assert_eq!(
         detect_in(&pod(
@@ -78,7 +82,7 @@ fn node_versions_and_next() {
         "{name: a, image: 'node:20-alpine', command: [node, server.js]}",
     ))
     .unwrap();
-    assert_eq!((s, v), (Server::Node, Secs::exact(5.0)));
+    assert_eq!((s, v), (Server::Node, Range::exact(Millis::from_secs(5))));
     assert!(
         src.contains("Node.js v20; image `node:20-alpine` at app.yaml:6"),
         "{src}"
@@ -87,23 +91,23 @@ fn node_versions_and_next() {
         "{name: a, image: 'node:26', command: [node, server.js]}",
     ))
     .unwrap();
-    assert_eq!(v, Secs::exact(65.0));
+    assert_eq!(v, Range::exact(Millis::from_secs(65)));
     let (_, v, _) = detect_in(&pod(
         "{name: a, image: 'registry/app:1.0', command: [npm, start]}",
     ))
     .unwrap();
     assert_eq!(
         v,
-        Secs {
-            low: 5.0,
-            high: 65.0
+        Range {
+            low: Millis::from_secs(5),
+            high: Millis::from_secs(65)
         }
     );
     let (_, v, _) = detect_in(&pod(
         "{name: a, image: 'node:22', args: [next, start, --keepAliveTimeout, '65000']}",
     ))
     .unwrap();
-    assert_eq!(v, Secs::exact(65.0));
+    assert_eq!(v, Range::exact(Millis::from_secs(65)));
 }
 
 #[test]
@@ -112,7 +116,7 @@ fn others_and_unknowns() {
         detect_in(&pod("{name: a, image: x, command: [uvicorn, main:app]}"))
             .unwrap()
             .1,
-        Secs::exact(5.0)
+        Range::exact(Millis::from_secs(5))
     );
     assert_eq!(
         detect_in(&pod(
@@ -120,17 +124,17 @@ fn others_and_unknowns() {
         ))
         .unwrap()
         .1,
-        Secs::exact(90.0)
+        Range::exact(Millis::from_secs(90))
     );
     assert_eq!(
         detect_in(&pod("{name: a, image: x, command: [bundle, exec, puma]}"))
             .unwrap()
             .1,
-        Secs::exact(20.0)
+        Range::exact(Millis::from_secs(20))
     );
     assert_eq!(
         detect_in(&pod("{name: a, image: 'httpd:2.4'}")).unwrap().1,
-        Secs::exact(5.0)
+        Range::exact(Millis::from_secs(5))
     );
     assert_eq!(
         detect_in(&pod(
@@ -138,7 +142,7 @@ fn others_and_unknowns() {
         ))
         .unwrap()
         .1,
-        Secs::exact(65.0)
+        Range::exact(Millis::from_secs(65))
     );
     assert_eq!(
         detect_in(&pod(
@@ -146,7 +150,7 @@ fn others_and_unknowns() {
         ))
         .unwrap()
         .1,
-        Secs::exact(70.0)
+        Range::exact(Millis::from_secs(70))
     );
     // Go and unknown servers: unknown, never guessed.
     assert_eq!(
@@ -156,7 +160,10 @@ fn others_and_unknowns() {
     // The annotation always wins.
     let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  annotations: {kubegap.io/keepalive-timeout: 65s}\nspec:\n  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: a, image: 'node:20', command: [node, s.js]}]}\n";
     let (s, v, src) = detect_in(text).unwrap();
-    assert_eq!((s, v), (Server::Declared, Secs::exact(65.0)));
+    assert_eq!(
+        (s, v),
+        (Server::Declared, Range::exact(Millis::from_secs(65)))
+    );
     assert!(src.contains("app.yaml:5"), "{src}");
 }
 
@@ -227,10 +234,13 @@ spec:
     let chains = super::build(&cx);
     assert!(!chains.is_empty());
     for chain in &chains {
-        assert_eq!(chain.ping_interval.as_ref().map(|v| v.secs.low), Some(90.0));
         assert_eq!(
-            chain.session_lifetime.as_ref().map(|v| v.secs.low),
-            Some(7200.0)
+            chain.ping_interval.as_ref().map(|v| v.range.low),
+            Some(Millis::from_secs(90))
+        );
+        assert_eq!(
+            chain.session_lifetime.as_ref().map(|v| v.range.low),
+            Some(Millis::from_secs(7200))
         );
         assert_eq!(
             chain.ping_interval.as_ref().map(|v| v.show(&files)),

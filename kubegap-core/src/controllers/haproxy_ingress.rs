@@ -62,10 +62,9 @@ pub(super) fn controller_settings(
             .and_then(|(k, v)| {
                 let text = v.as_str()?.trim();
                 let value = match text.strip_suffix('%') {
-                    Some(p) => Millis(crate::reload::percent_of(
-                        timeout_stop.value.ms(),
-                        p.trim().parse().ok()?,
-                    )?),
+                    Some(p) => {
+                        crate::reload::percent_of(timeout_stop.value, p.trim().parse().ok()?)?
+                    }
                     None => duration::haproxy(text)?,
                 };
                 Some(Setting::new(

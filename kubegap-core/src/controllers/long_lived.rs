@@ -8,7 +8,6 @@
 
 use crate::k8s::{Graph, ObjId};
 use crate::source::Span;
-use crate::value::duration::Millis;
 use crate::yaml::Document;
 
 use super::{duration, Reader, LONG_LIVED_ANNOTATION};
@@ -141,7 +140,7 @@ pub fn long_lived(graph: &Graph, documents: &[Document], obj: ObjId) -> Option<L
     for (key, parse) in TIMEOUT_SIGNS {
         if let Some((k, v)) = reader.annotation(obj, key) {
             if let Some(ms) = v.as_str().and_then(parse) {
-                if ms >= Millis(crate::reload::LONG_LIVED_MS) {
+                if ms >= crate::reload::LONG_LIVED_MS {
                     return Some(LongLived {
                         kind: LongLivedKind::Unspecified,
                         declared: false,

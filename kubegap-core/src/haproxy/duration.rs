@@ -68,10 +68,10 @@ pub struct Duration {
 }
 
 impl Duration {
-    /// The value in milliseconds, if finite and known.
-    pub fn ms(&self) -> Option<u64> {
+    /// The value, if finite and known.
+    pub fn ms(&self) -> Option<Millis> {
         match self.value {
-            DurationValue::Ms(ms) => Some(ms.ms()),
+            DurationValue::Ms(ms) => Some(ms),
             _ => None,
         }
     }
@@ -92,10 +92,10 @@ impl Duration {
 
     /// As a timeout, when known: `Some(Some(ms))` for a finite limit, `Some(None)` for no
     /// limit (`0` or `infinite`), `None` for a variable.
-    pub fn limit(&self) -> Option<Option<u64>> {
+    pub fn limit(&self) -> Option<Option<Millis>> {
         match self.value {
             DurationValue::Ms(Millis(0)) | DurationValue::Infinite => Some(None),
-            DurationValue::Ms(ms) => Some(Some(ms.ms())),
+            DurationValue::Ms(ms) => Some(Some(ms)),
             DurationValue::Symbolic => None,
         }
     }

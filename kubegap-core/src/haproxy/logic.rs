@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use std::net::IpAddr;
 
 use crate::config::Version;
+use crate::value::duration::Millis;
 
 // The reload reasoning shared with the controller rules lives in `crate::reload`; it is
 // re-exported here so the haproxy.cfg rules keep calling `logic::…`.
@@ -17,14 +18,14 @@ pub use crate::reload::{
 
 /// Without a hard stop, tunnel or client timeouts at or above this (10 minutes) pin old
 /// processes (DOMAIN.md R03).
-pub const NO_DEADLINE_TIMEOUT_MS: u64 = 10 * 60_000;
+pub const NO_DEADLINE_TIMEOUT_MS: Millis = Millis(10 * 60_000);
 
 /// Without a hard stop, an HTTP keep-alive idle timeout at or above this (60 s) keeps clients
 /// on the old process and its stale server list (seed 002).
-pub const NO_DEADLINE_KEEP_ALIVE_MS: u64 = 60_000;
+pub const NO_DEADLINE_KEEP_ALIVE_MS: Millis = Millis(60_000);
 
 /// A worst-case connect stall above this (10 s) is reported (DOMAIN.md R11).
-pub const RETRY_STALL_LIMIT_MS: u64 = 10_000;
+pub const RETRY_STALL_LIMIT_MS: Millis = Millis(10_000);
 
 /// HAProxy's built-in `retries` (`CONN_RETRIES` in include/haproxy/defaults.h).
 pub const DEFAULT_RETRIES: u64 = 3;
@@ -43,8 +44,8 @@ pub const MANY_CHECKED_SERVERS: usize = 10;
 
 /// Worst case before a request gets an answer when the chosen server does not accept
 /// connections: `(retries + 1) × timeout connect`.
-pub fn retry_stall_ms(retries: u64, connect_ms: u64) -> u64 {
-    retries.saturating_add(1).saturating_mul(connect_ms)
+pub fn retry_stall_ms(retries: u64, connect_ms: Millis) -> Millis {
+    Millis(retries.saturating_add(1).saturating_mul(connect_ms.0))
 }
 
 /// Whether a bare number (read by HAProxy as milliseconds) was likely meant as seconds or is
@@ -232,14 +233,20 @@ mod tests {
     #[test]
     fn thresholds() {
         assert!(is_long_lived(None));
-        assert!(is_long_lived(Some(3_600_000)));
-        assert!(!is_long_lived(Some(50_000)));
-        assert!(outlives(Some(3_600_000), 1_800_000));
-        assert!(!outlives(Some(1_800_000), 1_800_000));
-        assert!(spread_before_hard_stop(Some(60_000), 1_800_000));
-        assert!(!spread_before_hard_stop(None, 1_800_000));
-        assert!(!spread_before_hard_stop(Some(1_800_000), 1_800_000));
-        assert_eq!(retry_stall_ms(3, 5000), 20_000);
+        assert!(is_long_lived(Some(Millis(3_600_000))));
+        assert!(!is_long_lived(Some(Millis(50_000))));
+        assert!(outlives(Some(Millis(3_600_000)), Millis(1_800_000)));
+        assert!(!outlives(Some(Millis(1_800_000)), Millis(1_800_000)));
+        assert!(spread_before_hard_stop(
+            Some(Millis(60_000)),
+            Millis(1_800_000)
+        ));
+        assert!(!spread_before_hard_stop(None, Millis(1_800_000)));
+        assert!(!spread_before_hard_stop(
+            Some(Millis(1_800_000)),
+            Millis(1_800_000)
+        ));
+        assert_eq!(retry_stall_ms(3, Millis(5000)), Millis(20_000));
     }
 
     #[test]

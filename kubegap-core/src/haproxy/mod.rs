@@ -13,6 +13,7 @@
 //!
 //! ```
 //! use kubegap_core::haproxy;
+//! use kubegap_core::value::duration::Millis;
 //! use kubegap_core::FileId;
 //!
 //! let text = "defaults base\n  timeout client 50s\nbackend app from base\n  server a 10.0.0.1:8080\n";
@@ -21,7 +22,7 @@
 //! let view = config.view(None); // or Some(&version) to evaluate `.if version_atleast(...)`
 //! let (app, _) = view.backends().next().unwrap();
 //! let client = view.timeout(app, "client");
-//! assert_eq!(client.value.as_ref().and_then(|d| d.ms()), Some(50_000));
+//! assert_eq!(client.value.as_ref().and_then(|d| d.ms()), Some(Millis(50_000)));
 //! assert!(client.origin().span().is_some()); // line 2, in `defaults base`
 //! assert!(view.timeout(app, "tunnel").origin().is_default());
 //! let server = &view.servers(app)[0];

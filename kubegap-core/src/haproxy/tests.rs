@@ -3,6 +3,7 @@
 use super::*;
 use crate::config::Version;
 use crate::source::{FileKind, SourceFile};
+use crate::value::duration::Millis;
 
 fn parsed(text: &str) -> (HaproxyConfig, Vec<ParseError>) {
     parse(FileId(0), text)
@@ -58,11 +59,11 @@ fn errors_do_not_stop_parsing() {
     // HAProxy 2.6 still uses `1min` as one minute, and so do effective values.
     let view = config.view(None);
     let server = view.timeout(1, "server").value.and_then(|d| d.ms());
-    assert_eq!(server, Some(60_000));
+    assert_eq!(server, Some(Millis(60_000)));
     assert_eq!(view.timeout(1, "client").value, None);
     assert_eq!(
         view.timeout(1, "connect").value.and_then(|d| d.ms()),
-        Some(5000)
+        Some(Millis(5000))
     );
 }
 
@@ -98,10 +99,16 @@ fn effective_values_and_origins() {
     let a = 2;
     let b = 3;
     let client_a = view.timeout(a, "client");
-    assert_eq!(client_a.value.as_ref().and_then(Duration::ms), Some(50_000));
+    assert_eq!(
+        client_a.value.as_ref().and_then(Duration::ms),
+        Some(Millis(50_000))
+    );
     assert_eq!(client_a.section, Some(0));
     let client_b = view.timeout(b, "client");
-    assert_eq!(client_b.value.as_ref().and_then(Duration::ms), Some(30_000));
+    assert_eq!(
+        client_b.value.as_ref().and_then(Duration::ms),
+        Some(Millis(30_000))
+    );
     assert!(view.timeout(b, "tunnel").origin().is_default());
     assert_eq!(view.retries(a).value, Some(2));
     assert_eq!(view.retries(b).value, Some(3));
@@ -130,7 +137,7 @@ fn durations_keep_text_and_span() {
     let config = clean(text);
     let view = config.view(None);
     let tunnel = view.timeout(0, "tunnel").value.unwrap();
-    assert_eq!(tunnel.ms(), Some(3_600_000));
+    assert_eq!(tunnel.ms(), Some(Millis(3_600_000)));
     assert_eq!(tunnel.text, "1h");
     assert_eq!(
         &text[tunnel.span.start as usize..tunnel.span.end as usize],

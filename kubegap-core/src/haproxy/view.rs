@@ -8,6 +8,7 @@ use super::logic;
 use super::{HaproxyConfig, Line, Section, SectionKind};
 use crate::config::Version;
 use crate::source::{SourceMap, Span};
+use crate::value::duration::Millis;
 use crate::value::provenance::Source;
 
 /// An effective value and the line that set it (`None`: HAProxy's built-in default).
@@ -197,7 +198,7 @@ pub enum LongLived<'a> {
         /// The `timeout` line (in the proxy or a defaults section).
         line: &'a Line,
         /// Its limit in milliseconds, `None` for no limit.
-        limit: Option<u64>,
+        limit: Option<Millis>,
         /// Whether it is a client or server timeout of a `mode tcp` proxy.
         tcp: bool,
     },
@@ -558,7 +559,7 @@ impl<'a> View<'a> {
         &self,
         section: usize,
         websocket: &BTreeMap<usize, Span>,
-        long: impl Fn(Option<u64>) -> bool,
+        long: impl Fn(Option<Millis>) -> bool,
     ) -> Option<LongLived<'a>> {
         let kind = self.config.sections.get(section)?.kind;
         let explicit_long = |e: Effective<'a, Option<Duration>>, tcp: bool| {

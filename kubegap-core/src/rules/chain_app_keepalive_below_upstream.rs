@@ -128,12 +128,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let (Some(pool), Some(keep)) = (&u.pool_idle, &a.keepalive) else {
             continue;
         };
-        if keep.secs.low > pool.secs.low {
+        if keep.range.low > pool.range.low {
             continue;
         }
         // A range (Node.js of unknown version: 5s before v26, 65s from v26) that is only partly
         // too short is a warning that says so, not an error.
-        let certain = keep.secs.high <= pool.secs.low;
+        let certain = keep.range.high <= pool.range.low;
         let message = if certain {
             format!(
                 "`{}` closes idle connections after {}, but {} keeps pooled connections to it for {}: requests sent as the app closes a connection get 502",
@@ -146,7 +146,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             format!(
                 "`{}` may close idle connections after {} ({}), but {} keeps pooled connections to it for {}: with the shorter default, requests sent as the app closes a connection get 502",
                 a.name,
-                crate::value::duration::format_secs(keep.secs.low),
+                keep.range.low,
                 keep.source.cite(cx.files),
                 u.name,
                 pool.show(cx.files)
@@ -159,14 +159,18 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if let Some(span) = pool.span().or(u.span) {
             f.label(
                 span,
-                format!("{} pools idle connections for {}", u.name, pool.secs.show()),
+                format!(
+                    "{} pools idle connections for {}",
+                    u.name,
+                    pool.range.show()
+                ),
             );
         }
         f.note(format!("chain:\n{}", chain.render(cx.files, Some(app))));
         f.help(format!(
             "make the application's keep-alive longer than {} (e.g. {}), or shorten the pool in front",
-            pool.secs.show(),
-            crate::value::duration::format_secs(pool.secs.high + 5.0)
+            pool.range.show(),
+            crate::value::duration::Millis(pool.range.high.ms() + 5000)
         ));
     }
 }

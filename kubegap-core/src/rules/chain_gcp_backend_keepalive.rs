@@ -81,7 +81,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
             let Some(keep) = &d.keepalive else { continue };
-            if keep.secs.high > 600.0 {
+            if keep.range.high > crate::value::duration::Millis::from_secs(600) {
                 continue;
             }
             let f = sink.report(

@@ -78,7 +78,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let (Some(pool), Some(keep)) = (&u.pool_idle, &d.keepalive) else {
                 continue;
             };
-            if keep.secs.high > pool.secs.low {
+            if keep.range.high > pool.range.low {
                 continue;
             }
             // Point at the inner value when it is written, else at the outer one (the value
@@ -98,7 +98,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 ),
             );
             if let Some(span) = pool.span().filter(|s| *s != primary) {
-                f.label(span, format!("{} pools for {}", u.name, pool.secs.show()));
+                f.label(span, format!("{} pools for {}", u.name, pool.range.show()));
             }
             f.note(format!("chain:\n{}", chain.render(cx.files, Some(down))));
             f.help(format!(
@@ -115,15 +115,15 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some((headers, span)) = found.headers_timeout else {
             continue;
         };
-        if headers > found.secs.low {
+        if headers > found.range.low {
             continue;
         }
         sink.report(
             span,
             format!(
                 "`headersTimeout` {} is not above `keepAliveTimeout` {} ({}): Node closes kept-alive connections early",
-                crate::value::duration::format_secs(headers),
-                found.secs.show(),
+                headers,
+                found.range.show(),
                 found.source.cite(cx.files)
             ),
         )

@@ -130,7 +130,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 let (Some(ot), Some(it)) = (limit(o, long_lived), limit(n, long_lived)) else {
                     continue;
                 };
-                if ot.secs.high >= it.secs.low {
+                if ot.range.high >= it.range.low {
                     continue;
                 }
                 let f = sink.report(
@@ -146,7 +146,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 if let Some(span) = ot.span().or(o.span) {
                     f.label(
                         span,
-                        format!("{} gives up after {}", o.name, ot.secs.show()),
+                        format!("{} gives up after {}", o.name, ot.range.show()),
                     );
                 }
                 f.note(format!(
@@ -156,7 +156,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 f.help(format!(
                     "raise {}'s timeout to at least {}, or lower this one",
                     o.name,
-                    it.secs.show()
+                    it.range.show()
                 ));
             }
         }

@@ -85,7 +85,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             // Once upgraded, a WebSocket is a tunnel: the tunnel timeout applies where there is one.
             let idle_limit = hop.tunnel_timeout.as_ref().or(hop.read_timeout.as_ref());
             if let (Some(ping), Some(idle)) = (&chain.ping_interval, idle_limit) {
-                if idle.secs.low <= ping.secs.high {
+                if idle.range.low <= ping.range.high {
                     let f = sink.report(
                         point(chain, i, Some(idle)),
                         format!(
@@ -106,7 +106,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 }
             }
             if let (Some(life), Some(cap)) = (&chain.session_lifetime, &hop.lifetime) {
-                if cap.secs.low < life.secs.high {
+                if cap.range.low < life.range.high {
                     let f = sink.report(
                         point(chain, i, Some(cap)),
                         format!(

@@ -118,7 +118,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             finding.note(note);
         }
         if let Some(tunnel) = &route.tunnel_timeout {
-            if outlives(Some(tunnel.value.ms()), deadline.value.ms()) {
+            if outlives(Some(tunnel.value), deadline.value) {
                 finding.note(format!(
                     "the tunnel timeout {} is not a lifetime: reloads cap it at {}",
                     tunnel.describe(cx.files),

@@ -86,8 +86,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let track = c.flag("track-old-instances");
         let spread = c.settings.close_spread.as_ref();
         let Some(gap) = close_spread_gap(
-            Some(deadline.value.ms()),
-            (spread.map(|s| s.value)).map(crate::value::duration::Millis::ms),
+            Some(deadline.value),
+            spread.map(|s| s.value),
             track.is_some(),
         ) else {
             continue;

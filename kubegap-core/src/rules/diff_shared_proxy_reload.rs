@@ -195,7 +195,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
                 hard_stop.text,
                 cx.head.cite(deadline_span),
                 logic::enumerate(&untouched),
-                format_ms(deadline),
+                deadline,
             ),
         );
         f.label(deadline_span, "the old process is stopped at this deadline");

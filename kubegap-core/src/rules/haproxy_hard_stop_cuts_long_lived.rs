@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::haproxy::{logic, LongLived};
 use crate::rule::prelude::*;
-use crate::value::duration::{format_ms, format_timeout};
+use crate::value::duration::format_timeout;
 
 declare_rule! {
     /// `hard-stop-after` cuts long-lived connections (WebSockets, tunnels, long TCP sessions)
@@ -131,7 +131,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 LongLived::Timeout { limit, .. } => format!(
                     "{} outlives the {} hard stop",
                     format_timeout(*limit),
-                    format_ms(deadline)
+                    deadline
                 ),
                 LongLived::WebSocket(_) => "WebSocket traffic is routed here".to_string(),
             };
@@ -141,7 +141,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     "{} cuts every long-lived connection of {} at most {} after any reload, whoever triggers it; {why}",
                     crate::haproxy::cite(cx.files, hard_stop_line),
                     logic::enumerate(&proxies),
-                    format_ms(deadline),
+                    deadline,
                 ),
             )
             .label(reason.span(), label)

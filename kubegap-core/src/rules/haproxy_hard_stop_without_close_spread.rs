@@ -3,7 +3,7 @@
 
 use crate::haproxy::{cite, logic};
 use crate::rule::prelude::*;
-use crate::value::duration::format_ms;
+use crate::value::duration::Millis;
 
 declare_rule! {
     /// A hard stop is in effect over long-lived proxies without a `close-spread-time` shorter
@@ -123,7 +123,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 Some(Some(_)) => format!(
                     "{} is not shorter than the {} hard stop",
                     cite(cx.files, line),
-                    format_ms(deadline)
+                    deadline
                 ),
             },
         };
@@ -146,7 +146,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         }
         finding.help(format!(
             "set `close-spread-time` to 50-90% of the deadline, e.g. `close-spread-time {}` (HAProxy 2.6+)",
-            format_ms(deadline / 3 * 2)
+            Millis(deadline.ms() / 3 * 2)
         ));
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::haproxy::{cite, logic, Line, SectionKind};
 use crate::rule::prelude::*;
-use crate::value::duration::format_timeout;
+use crate::value::duration::{format_timeout, Millis};
 
 declare_rule! {
     /// No `hard-stop-after` while tunnel or client timeouts are long (≥ 10 min or infinite)
@@ -91,7 +91,7 @@ declare_rule! {
 
 /// `` `timeout http-keep-alive 300s` at haproxy.cfg:11 (5m) ``: the line, with the normalised value
 /// when it reads differently.
-fn describe(files: &crate::source::SourceMap, line: &Line, limit: Option<u64>) -> String {
+fn describe(files: &crate::source::SourceMap, line: &Line, limit: Option<Millis>) -> String {
     let value = format_timeout(limit);
     let cited = cite(files, line);
     if line.text(2) == value {
@@ -131,7 +131,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
         };
         for (index, section) in view.proxies() {
-            let long_line = |name: &str, threshold: u64| -> Option<(&Line, Option<u64>)> {
+            let long_line = |name: &str, threshold: Millis| -> Option<(&Line, Option<Millis>)> {
                 let effective = view.timeout(index, name);
                 let line = effective.line?;
                 let limit = effective.value.as_ref()?.limit()?;

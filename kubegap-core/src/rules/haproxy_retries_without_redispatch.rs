@@ -3,7 +3,7 @@
 
 use crate::haproxy::{logic, Server};
 use crate::rule::prelude::*;
-use crate::value::duration::format_ms;
+use crate::value::duration::Millis;
 
 declare_rule! {
     /// A backend that retries connections (3 times by default) without
@@ -81,7 +81,7 @@ declare_rule! {
 }
 
 /// A stall up to this (20 s: `timeout connect 5s` × (3 + 1)) is reported as info only.
-const QUIET_STALL_MS: u64 = 20_000;
+const QUIET_STALL_MS: Millis = Millis(20_000);
 
 /// Whether a server host is this machine.
 fn is_loopback(host: &str) -> bool {
@@ -129,7 +129,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 (Some(stall), Some(line)) => format!(
                     "with {} a request to a dead server waits up to {} ((retries + 1) × timeout connect) before failing",
                     connect.cite_as(cx.files, &format!("timeout connect {}", line.text(2))),
-                    format_ms(stall)
+                    stall
                 ),
                 _ => String::new(),
             };

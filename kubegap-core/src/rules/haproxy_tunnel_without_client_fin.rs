@@ -71,7 +71,11 @@ declare_rule! {
 }
 
 /// A tunnel timeout line, its limit, and the backends it applies to.
-type TunnelGroup<'a> = (&'a Line, Option<u64>, Vec<String>);
+type TunnelGroup<'a> = (
+    &'a Line,
+    Option<crate::value::duration::Millis>,
+    Vec<String>,
+);
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {

@@ -3,7 +3,7 @@
 use crate::controllers::{defaults, Product, Source};
 use crate::reload::{grace_covers_shutdown, GRACE_MARGIN_MS};
 use crate::rule::prelude::*;
-use crate::value::duration::format_ms;
+use crate::value::duration::{format_ms, Millis};
 
 declare_rule! {
     /// An ingress-nginx controller pod whose `terminationGracePeriodSeconds` is shorter than
@@ -100,7 +100,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .get("name")
             .map(|n| n.span())
             .unwrap_or_else(|| cx.span(container.at));
-        if !grace_covers_shutdown(grace_ms, deadline.value.ms()) {
+        if !grace_covers_shutdown(Millis(grace_ms), deadline.value) {
             let (span, grace_text) = match grace_node {
                 Some(n) => (
                     n.span(),
@@ -117,7 +117,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     "{} gives its pods {grace_text} to stop, less than `worker-shutdown-timeout` {} plus {}: the kubelet kills nginx before its workers drain",
                     cx.describe(c.obj),
                     deadline.describe(cx.files),
-                    format_ms(GRACE_MARGIN_MS),
+                    GRACE_MARGIN_MS,
                 ),
             );
             if let Source::ConfigMapKey { key_span, .. } = &deadline.source {
@@ -128,7 +128,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
             finding.help(format!(
                 "set `terminationGracePeriodSeconds` to at least {}s, or lower `worker-shutdown-timeout` knowingly",
-                (deadline.value.ms() + GRACE_MARGIN_MS).div_ceil(1000)
+                (deadline.value.ms() + GRACE_MARGIN_MS.ms()).div_ceil(1000)
             ));
         }
         let has_wait_shutdown = container_node

@@ -203,7 +203,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
         .filter(|(_, timeout)| {
             matches!(timeout.source, Source::Annotation { .. })
-                && outlives(Some(timeout.value.ms()), deadline.value.ms())
+                && outlives(Some(timeout.value), deadline.value)
         })
         .collect();
         report(cx, sink, &capped, deadline, controller);
@@ -224,7 +224,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
         .filter(|(_, timeout)| {
             matches!(timeout.source, Source::ConfigMapKey { .. })
-                && outlives(Some(timeout.value.ms()), deadline.value.ms())
+                && outlives(Some(timeout.value), deadline.value)
         })
         .collect();
         report(cx, sink, &capped, deadline, Some(c));

@@ -7,7 +7,6 @@ use crate::controllers::{
 use crate::k8s::ObjId;
 use crate::reload::{idle_survives_ping, lifetime_cap_cuts, MIN_WEBSOCKET_LIFETIME_MS};
 use crate::rule::prelude::*;
-use crate::value::duration::format_ms;
 use crate::value::duration::Millis;
 
 declare_rule! {
@@ -113,14 +112,14 @@ fn check_case(cx: &Context<'_>, sink: &mut Sink, case: Case<'_>) {
     } = case;
     if lb.kind == LbKind::Gclb {
         let Some(cap) = &lb.lifetime_cap else { return };
-        if !lifetime_cap_cuts(cap.value.ms(), lifetime.map(|l| l.value.ms())) {
+        if !lifetime_cap_cuts(cap.value, lifetime.map(|l| l.value)) {
             return;
         }
         let wanted = match lifetime {
             Some(l) => format!("its declared session lifetime {}", l.describe(cx.files)),
             None => format!(
                 "{} (no `{SESSION_LIFETIME_ANNOTATION}` is declared)",
-                format_ms(MIN_WEBSOCKET_LIFETIME_MS)
+                MIN_WEBSOCKET_LIFETIME_MS
             ),
         };
         let f = sink.report(
@@ -143,7 +142,7 @@ fn check_case(cx: &Context<'_>, sink: &mut Sink, case: Case<'_>) {
     let (Some(idle), Some(ping)) = (&lb.idle_timeout, ping) else {
         return;
     };
-    if idle_survives_ping(idle.value.ms(), ping.value.ms()) {
+    if idle_survives_ping(idle.value, ping.value) {
         return;
     }
     let f = sink.report(

@@ -82,8 +82,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if !long_lived.kind.is_tunnel() {
             if let Some(server) = &route.read_timeout {
                 let ping = route.ping_interval.as_ref();
-                let too_short =
-                    ping.is_some_and(|p| !idle_survives_ping(server.value.ms(), p.value.ms()));
+                let too_short = ping.is_some_and(|p| !idle_survives_ping(server.value, p.value));
                 if server.source.is_default() || too_short {
                     let client = route
                         .client_timeout
@@ -111,8 +110,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
         }
         if let (Some(tunnel), Some(deadline)) = (&route.tunnel_timeout, &route.reload_deadline) {
-            if long_lived.kind.is_tunnel() && outlives(Some(tunnel.value.ms()), deadline.value.ms())
-            {
+            if long_lived.kind.is_tunnel() && outlives(Some(tunnel.value), deadline.value) {
                 let f = sink.report(
                     tunnel.source.span().unwrap_or(long_lived.span),
                     format!(

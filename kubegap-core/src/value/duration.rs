@@ -13,9 +13,8 @@
 //!
 //! Every duration in the model is a [`Millis`], whatever the product wrote: the per-product
 //! parsers below return it, controller and load-balancer settings are `Setting<Millis>`, nginx's
-//! effective values and haproxy.cfg's `DurationValue::Ms` hold it. The timeout chains still keep
-//! seconds as `f64` ranges (`chain::Secs`, for Node.js's version-dependent default) and print
-//! through [`format_secs`].
+//! effective values and haproxy.cfg's `DurationValue::Ms` hold it, and the timeout chains hold
+//! ranges of it (`chain::Range`, for Node.js's version-dependent default).
 //!
 //! ## One format in messages
 //!
@@ -48,7 +47,7 @@ impl Millis {
         self.0
     }
 
-    /// The value in seconds (the chains' unit).
+    /// The value in seconds, for JSON output (`kubegap chains --format json`).
     pub fn secs_f64(self) -> f64 {
         self.0 as f64 / 1000.0
     }
@@ -87,25 +86,10 @@ pub fn format_ms(ms: u64) -> String {
 }
 
 /// Formats an optional timeout: `None` (no limit) is `infinite`.
-pub fn format_timeout(ms: Option<u64>) -> String {
+pub fn format_timeout(ms: Option<Millis>) -> String {
     match ms {
-        Some(ms) => format_ms(ms),
+        Some(ms) => ms.to_string(),
         None => "infinite".to_string(),
-    }
-}
-
-/// Formats seconds (the chains' unit) like [`format_ms`], rounded to the millisecond.
-pub fn format_secs(secs: f64) -> String {
-    format_ms(secs_to_ms(secs))
-}
-
-/// Seconds to milliseconds, rounded; negative or non-finite values are 0.
-fn secs_to_ms(secs: f64) -> u64 {
-    if secs.is_finite() && secs > 0.0 {
-        // Saturating cast: anything beyond u64 is far beyond MAX_MS anyway.
-        (secs * 1000.0).round() as u64
-    } else {
-        0
     }
 }
 
@@ -217,14 +201,22 @@ pub fn go(text: &str) -> Option<Millis> {
 }
 
 /// `kubegap.io/*` declarations and `.kubegap.yaml` durations: Go-style (`1m30s`, `90s`,
-/// `1.5h`, `500ms`), a bare number is seconds. Returned in seconds, the chains' unit.
-pub fn declared_secs(text: &str) -> Option<f64> {
-    let bare = unquote(text);
-    if let Ok(secs) = bare.parse::<f64>() {
-        // `0.5`: a bare decimal number of seconds.
-        return (secs.is_finite() && secs >= 0.0 && secs * 1000.0 <= MAX_MS as f64).then_some(secs);
+/// `1.5h`, `500ms`); a bare number, also a decimal one (`0.5`), is seconds.
+pub fn declared(text: &str) -> Option<Millis> {
+    decimal(unquote(text), "s").or_else(|| go(text))
+}
+
+/// A plain decimal number (`5`, `2.5`, no sign, no exponent) in `unit` (`s`, `ms`), as an
+/// application server's flag writes it; rounded up to the millisecond like every other
+/// duration. `None` for anything else.
+pub fn decimal(text: &str, unit: &str) -> Option<Millis> {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && text.bytes().any(|b| b.is_ascii_digit());
+    if !plain {
+        return None;
     }
-    go(text).map(Millis::secs_f64)
+    parse(&format!("{text}{unit}"), BareUnit::Seconds).map(Millis)
 }
 
 /// Whole seconds (AWS attributes, GKE `timeoutSec`, `terminationGracePeriodSeconds`).
@@ -308,11 +300,18 @@ mod tests {
         assert_eq!(haproxy("1h30m"), None, "HAProxy takes one unit only");
         assert_eq!(haproxy("30days"), None);
         assert_eq!(haproxy("${TIMEOUT}"), None);
-        assert_eq!(declared_secs("1m30s"), Some(90.0));
-        assert_eq!(declared_secs("90s"), Some(90.0));
-        assert_eq!(declared_secs("90"), Some(90.0));
-        assert_eq!(declared_secs("500ms"), Some(0.5));
-        assert_eq!(declared_secs("-5s"), None);
+        assert_eq!(declared("1m30s"), Some(Millis(90_000)));
+        assert_eq!(declared("90s"), Some(Millis(90_000)));
+        assert_eq!(declared("90"), Some(Millis(90_000)));
+        assert_eq!(declared("\"0.5\""), Some(Millis(500)));
+        assert_eq!(declared("500ms"), Some(Millis(500)));
+        assert_eq!(declared("-5s"), None);
+        assert_eq!(decimal("2.5", "s"), Some(Millis(2500)));
+        assert_eq!(decimal("1500", "ms"), Some(Millis(1500)));
+        assert_eq!(decimal("0.0001", "s"), Some(Millis(1)));
+        for bad in ["-5", "inf", "NaN", "1e3", ".", "", "5s"] {
+            assert_eq!(decimal(bad, "s"), None, "{bad}");
+        }
     }
 
     #[test]
@@ -332,8 +331,6 @@ mod tests {
         assert_eq!(format_ms(5_400_000), "1h30m");
         assert_eq!(format_ms(86_400_000), "24h");
         assert_eq!(format_timeout(None), "infinite");
-        assert_eq!(format_secs(0.5), "500ms");
-        assert_eq!(format_secs(5400.0), "1h30m");
         assert_eq!(Millis::from_secs(120).to_string(), "120s");
         assert_eq!(Millis(5_400_000).to_string(), "1h30m");
     }

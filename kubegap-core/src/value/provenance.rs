@@ -224,11 +224,6 @@ impl<T> Setting<T> {
 }
 
 impl Setting<crate::value::duration::Millis> {
-    /// The value in seconds (for code that works in seconds, such as the chain hops).
-    pub fn secs(&self) -> f64 {
-        self.value.secs_f64()
-    }
-
     /// "3600s (annotation `…`, ing.yaml:9)", "240s (default of ingress-nginx)" for messages.
     pub fn describe(&self, files: &SourceMap) -> String {
         format!("{} ({})", self.value, self.source.cite(files))
