@@ -99,15 +99,6 @@ impl Duration {
             DurationValue::Symbolic => None,
         }
     }
-
-    /// As a timeout: `Some(ms)` when finite and non-zero, `None` when unlimited or symbolic.
-    pub fn timeout_ms(&self) -> Option<u64> {
-        match self.value {
-            DurationValue::Ms(Millis(0)) => None,
-            DurationValue::Ms(ms) => Some(ms.ms()),
-            _ => None,
-        }
-    }
 }
 
 /// Why a time value is invalid.
