@@ -245,7 +245,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
                     (docs, None, errors)
                 }
                 FileKind::Haproxy => {
-                    let (config, errors) = haproxy::parse(*id, text);
+                    let (config, errors) = haproxy::parse_shared(*id, std::sync::Arc::clone(text));
                     (Vec::new(), Some(config), errors)
                 }
                 FileKind::Nginx | FileKind::HelmChart => (Vec::new(), None, Vec::new()),

@@ -39,8 +39,11 @@ mod view;
 mod tests;
 
 pub use duration::{parse_time, Duration, DurationValue, TimeUnit};
+use lexer::RawWord;
 pub use lexer::Word;
 pub use view::{cite, Address, Effective, LongLived, Route, Server, View};
+
+use std::sync::Arc;
 
 use crate::finding::{excerpt, ParseError};
 use crate::source::{FileId, Span};
@@ -124,11 +127,29 @@ impl SectionKind {
     }
 }
 
+/// The text the words of a line are read from: the file's text (shared by every line) and the
+/// side buffer of the line's words whose text differs from their raw bytes (quoted or escaped;
+/// most lines have none and share one `LineText`).
+#[derive(Default, PartialEq, Eq)]
+struct LineText {
+    source: Arc<str>,
+    alt: Box<str>,
+}
+
+impl std::fmt::Debug for LineText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the whole file once per line.
+        f.debug_struct("LineText").field("alt", &self.alt).finish()
+    }
+}
+
 /// One configuration line: keyword and arguments, each with its span.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
-    /// The words; `words[0]` is the keyword. Never empty.
-    pub words: Vec<Word>,
+    /// The words; the first is the keyword. Never empty.
+    words: Box<[RawWord]>,
+    /// Where their text is read from.
+    text: Arc<LineText>,
     /// From the first to the last word (comments excluded).
     pub span: Span,
     /// The innermost conditional branch the line sits in (index into
@@ -137,19 +158,45 @@ pub struct Line {
 }
 
 impl Line {
+    fn at(&self, w: &RawWord) -> Word<'_> {
+        w.resolve(self.span.file, &self.text.source, &self.text.alt)
+    }
+
     /// The keyword (first word).
     pub fn keyword(&self) -> &str {
-        self.words.first().map_or("", |w| w.text.as_str())
+        self.text(0)
+    }
+
+    /// The span of the keyword.
+    pub fn keyword_span(&self) -> Span {
+        self.words
+            .first()
+            .map_or(self.span, |w| w.span(self.span.file))
     }
 
     /// The `i`-th word (0 is the keyword).
-    pub fn word(&self, i: usize) -> Option<&Word> {
-        self.words.get(i)
+    pub fn word(&self, i: usize) -> Option<Word<'_>> {
+        self.words.get(i).map(|w| self.at(w))
     }
 
     /// The text of the `i`-th word, `""` when absent.
     pub fn text(&self, i: usize) -> &str {
-        self.words.get(i).map_or("", |w| w.text.as_str())
+        self.word(i).map_or("", |w| w.text)
+    }
+
+    /// How many words the line has, the keyword included.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Whether the line has no words (never, for a parsed line).
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The words in order, the keyword first.
+    pub fn words(&self) -> impl DoubleEndedIterator<Item = Word<'_>> + ExactSizeIterator + Clone {
+        self.words.iter().map(|w| self.at(w))
     }
 
     /// Whether the line starts with these words (e.g. `["timeout", "client"]`).
@@ -157,14 +204,14 @@ impl Line {
         words.len() <= self.words.len()
             && words
                 .iter()
-                .zip(&self.words)
+                .zip(self.words())
                 .all(|(want, have)| have.text == *want)
     }
 
     /// The span of words `from..` (to the end of the line); the line span when out of range.
     pub fn span_from(&self, from: usize) -> Span {
         match (self.words.get(from), self.words.last()) {
-            (Some(first), Some(last)) => first.span.to(last.span),
+            (Some(first), Some(last)) => first.span(self.span.file).to(last.span(self.span.file)),
             _ => self.span,
         }
     }
@@ -191,10 +238,10 @@ pub struct Section {
     pub kind: SectionKind,
     /// The header line (`backend app from base`).
     pub header: Line,
-    /// The name, if given.
-    pub name: Option<Word>,
-    /// The `from NAME` word, if given.
-    pub from: Option<Word>,
+    /// The index of the name in the header's words, if given.
+    name_at: Option<usize>,
+    /// The index of the `from NAME` word in the header's words, if given.
+    from_at: Option<usize>,
     /// For proxies and defaults: the index of the defaults section settings come from (the
     /// `from` one, else, for proxies, the last defaults section before this one).
     pub inherits: Option<usize>,
@@ -205,23 +252,33 @@ pub struct Section {
 impl Section {
     /// The name, `""` when absent.
     pub fn name(&self) -> &str {
-        self.name.as_ref().map_or("", |w| w.text.as_str())
+        self.name_word().map_or("", |w| w.text)
+    }
+
+    /// The name word, if given.
+    pub fn name_word(&self) -> Option<Word<'_>> {
+        self.header.word(self.name_at?)
+    }
+
+    /// The `from NAME` word, if given.
+    pub fn from_word(&self) -> Option<Word<'_>> {
+        self.header.word(self.from_at?)
     }
 
     /// The span of the header keyword and name: the primary span for findings about the
     /// section as a whole.
     pub fn header_span(&self) -> Span {
-        match &self.name {
-            Some(name) => self.header.words[0].span.to(name.span),
-            None => self.header.words[0].span,
+        match self.name_word() {
+            Some(name) => self.header.keyword_span().to(name.span),
+            None => self.header.keyword_span(),
         }
     }
 
     /// A short description: `backend \`app\``.
     pub fn describe(&self) -> String {
         let keyword = self.header.keyword();
-        match &self.name {
-            Some(name) => format!("{keyword} `{}`", excerpt(&name.text)),
+        match self.name_word() {
+            Some(name) => format!("{keyword} `{}`", excerpt(name.text)),
             None => keyword.to_string(),
         }
     }
@@ -298,6 +355,17 @@ fn time_argument(section: SectionKind, line: &Line) -> Option<(usize, bool)> {
 /// Parses an haproxy.cfg. Never fails: problems are returned as [`ParseError`]s, and every
 /// other line is still read.
 pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
+    parse_shared(file, Arc::from(text))
+}
+
+/// [`parse`] of a file's shared text (`SourceFile::text`), which the model keeps instead of a
+/// copy of every word.
+pub fn parse_shared(file: FileId, text: Arc<str>) -> (HaproxyConfig, Vec<ParseError>) {
+    let plain = Arc::new(LineText {
+        source: Arc::clone(&text),
+        alt: Box::default(),
+    });
+    let mut alt = String::new();
     let mut config = HaproxyConfig {
         file,
         sections: Vec::new(),
@@ -323,17 +391,18 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                 start += '\u{feff}'.len_utf8();
             }
         }
-        let (words, lex_error) = lexer::split_words(file, body, start);
+        alt.clear();
+        let (words, lex_error) = lexer::split_words(file, body, start, &mut alt);
         if let Some(e) = lex_error {
             errors.push(ParseError::new(e.span, e.message));
         }
         let (Some(first), Some(last)) = (words.first(), words.last()) else {
             continue;
         };
-        let span = first.span.to(last.span);
+        let span = first.span(file).to(last.span(file));
         if let Some(extra) = words.get(MAX_LINE_ARGS) {
             errors.push(ParseError::new(
-                extra.span,
+                extra.span(file),
                 format!(
                     "too many words on one line ({}): HAProxy reads at most {MAX_LINE_ARGS} and rejects the configuration; split long ACL value lists over several `acl` lines with the same name",
                     words.len()
@@ -341,13 +410,22 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
             ));
         }
         let current = blocks.last().map(|(_, latest, _)| *latest);
+        let line_text = if alt.is_empty() {
+            Arc::clone(&plain)
+        } else {
+            Arc::new(LineText {
+                source: Arc::clone(&text),
+                alt: alt.as_str().into(),
+            })
+        };
         let line = Line {
-            words,
+            words: words.into_boxed_slice(),
+            text: line_text,
             span,
             cond: current,
         };
         // Conditional directives are never quoted.
-        if !line.words[0].quoted && line.keyword().starts_with('.') {
+        if !line.word(0).is_some_and(|w| w.quoted) && line.keyword().starts_with('.') {
             match line.keyword() {
                 ".if" => {
                     let idx = config.branches.len();
@@ -376,7 +454,7 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                         *latest = idx;
                     } else {
                         errors.push(ParseError::new(
-                            line.words[0].span,
+                            line.keyword_span(),
                             format!("`{}` without a matching `.if`", excerpt(line.keyword())),
                         ));
                     }
@@ -384,7 +462,7 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
                 ".endif" => {
                     if blocks.pop().is_none() {
                         errors.push(ParseError::new(
-                            line.words[0].span,
+                            line.keyword_span(),
                             "`.endif` without a matching `.if`",
                         ));
                     }
@@ -394,7 +472,7 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
             continue;
         }
         if let Some(kind) = SectionKind::from_keyword(line.keyword()) {
-            if !line.words[0].quoted {
+            if !line.word(0).is_some_and(|w| w.quoted) {
                 let section = open_section(&defaults, kind, line, &mut errors);
                 if section.kind == SectionKind::Defaults {
                     let index = config.sections.len();
@@ -422,22 +500,22 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
         };
         if let Some((index, allow_infinite)) = time_argument(section.kind, &line) {
             if let Some(word) = line.word(index) {
-                if let Err(e) = parse_time(&word.text, allow_infinite) {
+                if let Err(e) = parse_time(word.text, allow_infinite) {
                     errors.push(ParseError::new(
                         word.span,
                         format!(
                             "invalid time `{}` for `{}`: {}",
-                            excerpt(&word.text),
+                            excerpt(word.text),
                             excerpt(&line.span_text_keywords(index)),
                             e.describe()
                         ),
                     ));
                 }
-            } else if line.words.len() <= index {
+            } else if line.len() <= index {
                 // `timeout client` or `hard-stop-after` without its value; HAProxy rejects it.
                 errors.push(ParseError::new(
                     line.span,
-                    if line.words.len() < index {
+                    if line.len() < index {
                         format!(
                             "`{}` needs a name and a time value",
                             excerpt(line.keyword())
@@ -465,7 +543,7 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
     for (first, _, _) in blocks.iter().rev() {
         if let Some(branch) = config.branches.get(*first) {
             errors.push(ParseError::new(
-                branch.line.words[0].span,
+                branch.line.keyword_span(),
                 "`.if` block is not closed by `.endif`",
             ));
         }
@@ -481,20 +559,18 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
 impl Line {
     /// The first `n` words joined by spaces (`timeout client`), for messages.
     pub fn span_text_keywords(&self, n: usize) -> String {
-        self.words
-            .iter()
+        self.words()
             .take(n)
-            .map(|w| w.text.as_str())
+            .map(|w| w.text)
             .collect::<Vec<_>>()
             .join(" ")
     }
 }
 
 fn condition_text(line: &Line) -> String {
-    line.words
-        .iter()
+    line.words()
         .skip(1)
-        .map(|w| w.text.as_str())
+        .map(|w| w.text)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -514,35 +590,36 @@ fn open_section(
     header: Line,
     errors: &mut Vec<ParseError>,
 ) -> Section {
-    let mut name = None;
-    let mut from = None;
+    let mut name_at = None;
+    let mut from_at = None;
     let mut i = 1;
     if let Some(w) = header.word(1) {
-        if w.text != "from" || header.words.len() == 2 {
-            name = Some(w.clone());
+        if w.text != "from" || header.len() == 2 {
+            name_at = Some(1);
             i = 2;
         }
     }
     let inheriting = kind.is_proxy() || kind == SectionKind::Defaults;
     if inheriting && header.text(i) == "from" {
-        from = header.word(i + 1).cloned();
-        if from.is_none() {
+        if i + 1 < header.len() {
+            from_at = Some(i + 1);
+        } else if let Some(w) = header.word(i) {
             errors.push(ParseError::new(
-                header.words[i].span,
+                w.span,
                 "`from` needs the name of a defaults section",
             ));
         }
     }
     let mut inherits = None;
     if inheriting {
-        if let Some(from) = &from {
-            let found = defaults.by_name.get(from.text.as_str()).copied();
+        if let Some(from) = from_at.and_then(|at| header.word(at)) {
+            let found = defaults.by_name.get(from.text).copied();
             if found.is_none() && !from.symbolic {
                 errors.push(ParseError::new(
                     from.span,
                     format!(
                         "defaults section `{}` is not declared before this section",
-                        excerpt(&from.text)
+                        excerpt(from.text)
                     ),
                 ));
             }
@@ -554,8 +631,8 @@ fn open_section(
     Section {
         kind,
         header,
-        name,
-        from,
+        name_at,
+        from_at,
         inherits,
         lines: Vec::new(),
     }

@@ -34,7 +34,7 @@ fn sections_and_names() {
         ]
     );
     assert_eq!(config.sections[2].name(), "child");
-    assert_eq!(config.sections[2].from.as_ref().unwrap().text, "base");
+    assert_eq!(config.sections[2].from_word().unwrap().text, "base");
     assert_eq!(config.sections[2].inherits, Some(1));
     // A proxy without `from` uses the last defaults section, named or not.
     assert_eq!(config.sections[3].inherits, Some(2));

@@ -33,7 +33,7 @@ impl<T> Effective<'_, T> {
                 } else {
                     1
                 };
-                let name: Vec<&str> = line.words.iter().take(n).map(|w| w.text.as_str()).collect();
+                let name: Vec<&str> = line.words().take(n).map(|w| w.text).collect();
                 Source::Directive {
                     name: name.join(" "),
                     span: line.span,
@@ -81,8 +81,8 @@ pub struct Address {
 
 impl Address {
     /// Splits an address word.
-    pub fn parse(word: &Word) -> Address {
-        let text = word.text.as_str();
+    pub fn parse(word: Word<'_>) -> Address {
+        let text = word.text;
         let (prefix, rest_at) = match text.find('@') {
             Some(at) if text[..at].bytes().all(|b| b.is_ascii_alphanumeric()) => {
                 (Some(text[..at].to_string()), at + 1)
@@ -136,7 +136,7 @@ pub struct Server<'a> {
     /// The line.
     pub line: &'a Line,
     /// The server name (the prefix for `server-template`).
-    pub name: Option<&'a Word>,
+    pub name: Option<Word<'a>>,
     /// The address, if given.
     pub address: Option<Address>,
     /// For `server-template`: how many servers it declares (`None` when not a plain number
@@ -152,11 +152,7 @@ impl Server<'_> {
         } else {
             3
         };
-        self.line
-            .words
-            .iter()
-            .skip(first_param)
-            .any(|x| x.text == w)
+        self.line.words().skip(first_param).any(|x| x.text == w)
     }
 
     /// How many servers these lines declare, in total (saturating).
@@ -182,9 +178,9 @@ pub struct Route<'a> {
     /// The line.
     pub line: &'a Line,
     /// The backend name word.
-    pub backend: &'a Word,
+    pub backend: Word<'a>,
     /// The condition words after `if`/`unless` (empty for unconditional routes).
-    pub condition: &'a [Word],
+    pub condition: Vec<Word<'a>>,
     /// Whether the condition is an `unless`.
     pub unless: bool,
 }
@@ -242,12 +238,7 @@ impl LongLived<'_> {
 /// [`Source::Directive`].
 pub fn cite(files: &SourceMap, line: &Line) -> String {
     Source::Directive {
-        name: line
-            .words
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
+        name: line.words().map(|w| w.text).collect::<Vec<_>>().join(" "),
         span: line.span,
     }
     .cite(files)
@@ -491,7 +482,7 @@ impl<'a> View<'a> {
         server.has_param("check")
             || defaults
                 .iter()
-                .any(|l| l.words.iter().skip(1).any(|w| w.text == "check"))
+                .any(|l| l.words().skip(1).any(|w| w.text == "check"))
     }
 
     /// A time-valued server keyword (`pool-purge-delay 10s`) from the server's line, else from
@@ -505,7 +496,7 @@ impl<'a> View<'a> {
         std::iter::once(server.line)
             .chain(defaults.iter().copied())
             .find_map(|line| {
-                let i = line.words.iter().position(|w| w.text == param)?;
+                let i = line.words().position(|w| w.text == param)?;
                 time_of(line, i + 1, false)
             })
     }
@@ -520,9 +511,9 @@ impl<'a> View<'a> {
         value: &str,
     ) -> bool {
         let has = |line: &Line| {
-            line.words
-                .windows(2)
-                .any(|w| w[0].text == param && w[1].text == value)
+            line.words()
+                .zip(line.words().skip(1))
+                .any(|(a, b)| a.text == param && b.text == value)
         };
         has(server.line) || defaults.iter().any(|l| has(l))
     }
@@ -534,12 +525,11 @@ impl<'a> View<'a> {
             .filter_map(|line| {
                 let backend = line.word(1)?;
                 let cond_at = line
-                    .words
-                    .iter()
+                    .words()
                     .position(|w| w.text == "if" || w.text == "unless");
                 let (condition, unless) = match cond_at {
-                    Some(i) => (&line.words[i + 1..], line.words[i].text == "unless"),
-                    None => (&line.words[line.words.len()..], false),
+                    Some(i) => (line.words().skip(i + 1).collect(), line.text(i) == "unless"),
+                    None => (Vec::new(), false),
                 };
                 Some(Route {
                     line,
@@ -613,9 +603,9 @@ impl<'a> View<'a> {
         for (index, section) in self.proxies() {
             let acls: Vec<(&str, &Line)> = self
                 .lines(index)
-                .filter(|l| l.keyword() == "acl" && l.words.len() > 2)
+                .filter(|l| l.keyword() == "acl" && l.len() > 2)
                 .filter(|l| {
-                    let words: Vec<&str> = l.words[2..].iter().map(|w| w.text.as_str()).collect();
+                    let words: Vec<&str> = l.words().skip(2).map(|w| w.text).collect();
                     logic::is_websocket_acl(&words)
                 })
                 .map(|l| (l.text(1), l))
@@ -624,8 +614,8 @@ impl<'a> View<'a> {
                 if route.unless || route.condition.is_empty() {
                     continue;
                 }
-                if condition_mentions_websocket(route.condition, &acls) {
-                    if let Some(backend) = by_name.get(route.backend.text.as_str()) {
+                if condition_mentions_websocket(&route.condition, &acls) {
+                    if let Some(backend) = by_name.get(route.backend.text) {
                         out.entry(*backend).or_insert(route.line.span);
                     }
                 }
@@ -642,20 +632,17 @@ impl<'a> View<'a> {
 
 /// Whether a condition (`is_ws`, `{ hdr(upgrade) -i websocket }`, `host_a is_ws`) holds a
 /// non-negated WebSocket ACL.
-fn condition_mentions_websocket(condition: &[Word], acls: &[(&str, &Line)]) -> bool {
+fn condition_mentions_websocket(condition: &[Word<'_>], acls: &[(&str, &Line)]) -> bool {
     let mut i = 0;
     while i < condition.len() {
-        let word = condition[i].text.as_str();
+        let word = condition[i].text;
         if word == "{" {
             let end = condition[i..]
                 .iter()
                 .position(|w| w.text == "}")
                 .map_or(condition.len(), |e| i + e);
             let negated = i > 0 && condition[i - 1].text == "!";
-            let inner: Vec<&str> = condition[i + 1..end]
-                .iter()
-                .map(|w| w.text.as_str())
-                .collect();
+            let inner: Vec<&str> = condition[i + 1..end].iter().map(|w| w.text).collect();
             if !negated && logic::is_websocket_acl(&inner) {
                 return true;
             }
@@ -675,7 +662,7 @@ fn time_of(line: &Line, index: usize, allow_infinite: bool) -> Option<Duration> 
     let word = line.word(index)?;
     // A time with trailing characters (`1min`) is reported as a parse error, but HAProxy 2.6
     // still uses its valid part, and so do effective values.
-    let (value, unit) = match parse_time(&word.text, allow_infinite) {
+    let (value, unit) = match parse_time(word.text, allow_infinite) {
         Ok(parsed) => parsed,
         Err(DurationError::Trailing { value, unit }) => (value, unit),
         Err(_) => return None,

@@ -118,7 +118,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             } else {
                 let names: Vec<&str> = servers
                     .iter()
-                    .filter_map(|s| s.name.map(|n| n.text.as_str()))
+                    .filter_map(|s| s.name.map(|n| n.text))
                     .collect();
                 let hosts: Vec<&str> = servers
                     .iter()

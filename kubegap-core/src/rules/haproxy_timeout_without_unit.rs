@@ -86,8 +86,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 let Some(word) = line.word(at) else {
                     continue;
                 };
-                let Ok((crate::haproxy::DurationValue::Ms(ms), None)) =
-                    parse_time(&word.text, true)
+                let Ok((crate::haproxy::DurationValue::Ms(ms), None)) = parse_time(word.text, true)
                 else {
                     continue;
                 };

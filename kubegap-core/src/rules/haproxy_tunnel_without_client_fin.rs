@@ -87,7 +87,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
             for route in view.routes(index) {
-                if let Some(backend) = by_name.get(route.backend.text.as_str()) {
+                if let Some(backend) = by_name.get(route.backend.text) {
                     routed_from.entry(*backend).or_default().push(index);
                 }
             }
