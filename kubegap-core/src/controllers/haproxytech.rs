@@ -104,19 +104,14 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
     let wide = r.wide;
     let version = r.version;
     let p = Product::HaproxyTech;
-    let pick = |key: &str,
-                parse: crate::value::duration::Parser,
-                wide: Option<&Setting<Millis>>,
-                default: u64,
-                p: Product| r.pick(key, parse, wide, default, p);
-    route.read_timeout = Some(pick(
+    route.read_timeout = Some(r.pick(
         "haproxy.org/timeout-server",
         duration::haproxy,
         wide.and_then(|w| w.read_timeout.as_ref()),
         HAPROXYTECH_CLIENT_SERVER_MS,
         p,
     ));
-    route.tunnel_timeout = Some(pick(
+    route.tunnel_timeout = Some(r.pick(
         "haproxy.org/timeout-tunnel",
         duration::haproxy,
         wide.and_then(|w| w.tunnel_timeout.as_ref()),

@@ -108,22 +108,17 @@ pub(super) fn ingress_route(r: &RouteInput<'_>, route: &mut RouteSettings) {
     let ctrl = r.ctrl;
     let version = r.version;
     let p = Product::IngressNginx;
-    let pick = |key: &str,
-                parse: crate::value::duration::Parser,
-                wide: Option<&Setting<Millis>>,
-                default: u64,
-                p: Product| r.pick(key, parse, wide, default, p);
     let prefix = ctrl
         .and_then(Controller::custom_annotation_prefix)
         .unwrap_or("nginx.ingress.kubernetes.io");
-    route.read_timeout = Some(pick(
+    route.read_timeout = Some(r.pick(
         &format!("{prefix}/proxy-read-timeout"),
         duration::ingress_nginx_int,
         wide.and_then(|w| w.read_timeout.as_ref()),
         INGRESS_NGINX_PROXY_TIMEOUT_MS,
         p,
     ));
-    route.send_timeout = Some(pick(
+    route.send_timeout = Some(r.pick(
         &format!("{prefix}/proxy-send-timeout"),
         duration::ingress_nginx_int,
         wide.and_then(|w| w.send_timeout.as_ref()),

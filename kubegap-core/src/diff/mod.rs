@@ -111,6 +111,17 @@ pub struct Placed {
     pub in_base: bool,
 }
 
+impl Placed {
+    /// The side the label (`other`) is in: `"HEAD"` when the finding is in BASE, else `"BASE"`.
+    pub fn other_side(&self) -> &'static str {
+        if self.in_base {
+            "HEAD"
+        } else {
+            "BASE"
+        }
+    }
+}
+
 impl DiffContext<'_> {
     /// Places a finding about `path` of the matched pair (`base`, `head`).
     pub fn place(&self, base: ObjId, head: ObjId, path: &[&str]) -> Placed {

@@ -156,7 +156,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
                     "{} {what} `{field}` ({} in {}), which the API server refuses to update: the apply will be refused, and forcing it deletes and recreates the object",
                     cx.describe(*h),
                     cx.cite(at.other),
-                    if at.in_base { "HEAD" } else { "BASE" },
+                    at.other_side(),
                 ),
             );
             f.label(

@@ -137,7 +137,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
                     "{}: {what} ({} in {}): the cloud provider creates a new load balancer with a new address and deletes the old one",
                     cx.describe(*h),
                     cx.cite(at.other),
-                    if at.in_base { "HEAD" } else { "BASE" },
+                    at.other_side(),
                 ),
             );
             f.label(
