@@ -220,7 +220,7 @@ pub fn apply(report: &mut Report, documents: &[Document], chart: Option<&Path>) 
         let f = &mut report.findings[i];
         f.labels.push(Label {
             span,
-            message: RENDERED_LABEL.to_string(),
+            message: RENDERED_LABEL.into(),
         });
         f.span = Span::new(id, start, start + len);
         if !exact {

@@ -338,12 +338,9 @@ pub fn check_keeping(workspace: Workspace, settings: &Settings) -> (Report, Spen
             sink.into_findings()
         })
         .collect();
-    let mut findings: Vec<Finding> = workspace.parse_findings.clone();
-    findings.retain(|f| settings.rule_enabled(f.rule));
-    // Exact size: a flattened iterator gives no size hint, and doubling left up to half of
-    // the largest vector of the run spare (10 MB of findings on a 300k-line haproxy.cfg).
-    findings.reserve_exact(rule_findings.iter().map(Vec::len).sum());
-    findings.extend(rule_findings.into_iter().flatten());
+    let mut parse_findings: Vec<Finding> = workspace.parse_findings.clone();
+    parse_findings.retain(|f| settings.rule_enabled(f.rule));
+    let mut findings = merge_largest_first(parse_findings, rule_findings);
     let suppressed = crate::suppress::apply(
         &workspace.files,
         &workspace.documents,
@@ -410,6 +407,29 @@ pub fn check_keeping(workspace: Workspace, settings: &Settings) -> (Report, Spen
     (report, spent)
 }
 
+/// All findings in one vector, grown from the largest: the others are appended and freed one by
+/// one, so the findings are held about once rather than twice (a 1M-line haproxy.cfg has
+/// 250,000 findings, 42 MB of `Finding`s before their strings). The order before the sort only
+/// matters among findings of one rule ([`order`] compares the rule before anything else that
+/// can tie), and each rule's findings come from one vector: a rule reports through its sink,
+/// and the parse-time rules (`parse-error`, `nginx-include-missing`) have no check of their own.
+fn merge_largest_first(
+    parse_findings: Vec<Finding>,
+    rule_findings: Vec<Vec<Finding>>,
+) -> Vec<Finding> {
+    let total = parse_findings.len() + rule_findings.iter().map(Vec::len).sum::<usize>();
+    let mut rest: Vec<Vec<Finding>> = rule_findings;
+    rest.push(parse_findings);
+    let largest = (0..rest.len()).max_by_key(|&i| (rest[i].len(), std::cmp::Reverse(i)));
+    let mut findings = largest.map(|i| rest.swap_remove(i)).unwrap_or_default();
+    // Exact size: doubling left up to half of the largest vector spare.
+    findings.reserve_exact(total - findings.len());
+    for mut v in rest {
+        findings.append(&mut v);
+    }
+    findings
+}
+
 fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32, u32, &'a str)> {
     labels
         .iter()
@@ -418,7 +438,7 @@ fn label_key<'a>(files: &'a SourceMap, labels: &'a [Label]) -> Vec<(&'a str, u32
                 files.get(l.span.file).name.as_str(),
                 l.span.start,
                 l.span.end,
-                l.message.as_str(),
+                &*l.message,
             )
         })
         .collect()

@@ -146,10 +146,13 @@ impl Sink {
 
 /// A finding of `rule` at `span` with the rule's default severity and evidence.
 pub fn finding(rule: &'static Rule, span: Span, message: impl Into<String>) -> Finding {
+    let mut message = message.into();
+    // `format!` over-allocates; findings live until the report is written.
+    message.shrink_to_fit();
     Finding {
         rule: rule.id,
         severity: rule.default_severity,
-        message: message.into(),
+        message,
         span,
         labels: Vec::new(),
         help: None,

@@ -309,8 +309,8 @@ pub fn apply(
                     let hint =
                         crate::suggest::did_you_mean(id, crate::rules::RULES.iter().map(|r| r.id));
                     f.help = Some(match hint {
-                        Some(c) => format!("did you mean `{c}`?"),
-                        None => "`kubegap rules` lists every rule id".to_string(),
+                        Some(c) => format!("did you mean `{c}`?").into(),
+                        None => "`kubegap rules` lists every rule id".into(),
                     });
                 }
                 continue;
@@ -325,7 +325,7 @@ pub fn apply(
                         d.what
                     ),
                 ));
-                f.help = Some(format!("remove `{id}` from the {}", d.what));
+                f.help = Some(format!("remove `{id}` from the {}", d.what).into());
             }
         }
     }

@@ -96,7 +96,7 @@ mod tests {
             "key: value\n",
             &[(Severity::Error, 5, 10, "100% wrong\r\nsee: a, b")],
         );
-        r.findings[0].help = Some("use `50%`".to_string());
+        r.findings[0].help = Some("use `50%`".into());
         assert_eq!(
             render(&r),
             "::error file=a.yaml,line=1,endLine=1,col=6,endColumn=11,\

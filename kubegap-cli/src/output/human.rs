@@ -524,9 +524,9 @@ mod tests {
             span: Span::new(id, name_start, name_start + name_value.len()),
             labels: vec![Label {
                 span: Span::new(id, template_start, template_end),
-                message: "the pod template".to_string(),
+                message: "the pod template".into(),
             }],
-            help: Some("set `replicas: 2` or more".to_string()),
+            help: Some("set `replicas: 2` or more".into()),
             evidence: &[],
             notes: Vec::new(),
             origin: None,
