@@ -39,8 +39,8 @@ mod view;
 mod tests;
 
 pub use duration::{parse_time, Duration, DurationValue, TimeUnit};
-use lexer::RawWord;
 pub use lexer::Word;
+use lexer::Words;
 pub use view::{cite, Address, Effective, LongLived, Route, Server, View};
 
 use std::sync::Arc;
@@ -127,39 +127,63 @@ impl SectionKind {
     }
 }
 
-/// The text the words of a line are read from: the file's text (shared by every line) and the
-/// side buffer of the line's words whose text differs from their raw bytes (quoted or escaped;
-/// most lines have none and share one `LineText`).
+/// The text the words of a file's lines are read from: the file's text and every word of the
+/// file, shared by all its lines.
 #[derive(Default, PartialEq, Eq)]
 struct LineText {
     source: Arc<str>,
-    alt: Box<str>,
+    words: Words,
 }
 
 impl std::fmt::Debug for LineText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Not the whole file once per line.
-        f.debug_struct("LineText").field("alt", &self.alt).finish()
+        f.debug_struct("LineText")
+            .field("words", &self.words.len())
+            .finish()
     }
 }
 
-/// One configuration line: keyword and arguments, each with its span.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One configuration line: keyword and arguments, each with its span (40 bytes: the words are
+/// a range of the file's words).
+#[derive(Clone)]
 pub struct Line {
-    /// The words; the first is the keyword. Never empty.
-    words: Box<[RawWord]>,
-    /// Where their text is read from.
+    /// Where the words and their text are read from.
     text: Arc<LineText>,
+    /// The index of the first word in the file's words.
+    first: u32,
+    /// How many words; the first is the keyword. Never 0 for a parsed line.
+    count: u32,
     /// From the first to the last word (comments excluded).
     pub span: Span,
     /// The innermost conditional branch the line sits in (index into
     /// [`HaproxyConfig::branches`]).
-    pub cond: Option<usize>,
+    cond: Option<u32>,
+}
+
+impl PartialEq for Line {
+    fn eq(&self, other: &Line) -> bool {
+        self.span == other.span && self.cond == other.cond && self.words().eq(other.words())
+    }
+}
+
+impl Eq for Line {}
+
+impl std::fmt::Debug for Line {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Line")
+            .field("words", &self.words().map(|w| w.text).collect::<Vec<_>>())
+            .field("span", &self.span)
+            .field("cond", &self.cond)
+            .finish()
+    }
 }
 
 impl Line {
-    fn at(&self, w: &RawWord) -> Word<'_> {
-        w.resolve(self.span.file, &self.text.source, &self.text.alt)
+    /// The innermost conditional branch the line sits in (index into
+    /// [`HaproxyConfig::branches`]).
+    pub fn cond(&self) -> Option<usize> {
+        self.cond.map(|c| c as usize)
     }
 
     /// The keyword (first word).
@@ -169,14 +193,17 @@ impl Line {
 
     /// The span of the keyword.
     pub fn keyword_span(&self) -> Span {
-        self.words
-            .first()
-            .map_or(self.span, |w| w.span(self.span.file))
+        self.word(0).map_or(self.span, |w| w.span)
     }
 
     /// The `i`-th word (0 is the keyword).
     pub fn word(&self, i: usize) -> Option<Word<'_>> {
-        self.words.get(i).map(|w| self.at(w))
+        if i >= self.count as usize {
+            return None;
+        }
+        self.text
+            .words
+            .resolve(self.span.file, &self.text.source, self.first as usize + i)
     }
 
     /// The text of the `i`-th word, `""` when absent.
@@ -186,22 +213,30 @@ impl Line {
 
     /// How many words the line has, the keyword included.
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.count as usize
     }
 
     /// Whether the line has no words (never, for a parsed line).
     pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
+        self.count == 0
     }
 
     /// The words in order, the keyword first.
     pub fn words(&self) -> impl DoubleEndedIterator<Item = Word<'_>> + ExactSizeIterator + Clone {
-        self.words.iter().map(|w| self.at(w))
+        (0..self.len()).map(move |i| {
+            self.word(i).unwrap_or(Word {
+                text: "",
+                span: self.span,
+                quoted: false,
+                symbolic: false,
+                verbatim: false,
+            })
+        })
     }
 
     /// Whether the line starts with these words (e.g. `["timeout", "client"]`).
     pub fn starts_with(&self, words: &[&str]) -> bool {
-        words.len() <= self.words.len()
+        words.len() <= self.len()
             && words
                 .iter()
                 .zip(self.words())
@@ -210,8 +245,11 @@ impl Line {
 
     /// The span of words `from..` (to the end of the line); the line span when out of range.
     pub fn span_from(&self, from: usize) -> Span {
-        match (self.words.get(from), self.words.last()) {
-            (Some(first), Some(last)) => first.span(self.span.file).to(last.span(self.span.file)),
+        match (
+            self.word(from),
+            self.len().checked_sub(1).and_then(|l| self.word(l)),
+        ) {
+            (Some(first), Some(last)) => first.span.to(last.span),
             _ => self.span,
         }
     }
@@ -361,24 +399,13 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
 /// [`parse`] of a file's shared text (`SourceFile::text`), which the model keeps instead of a
 /// copy of every word.
 pub fn parse_shared(file: FileId, text: Arc<str>) -> (HaproxyConfig, Vec<ParseError>) {
-    let plain = Arc::new(LineText {
-        source: Arc::clone(&text),
-        alt: Box::default(),
-    });
-    let mut alt = String::new();
-    let mut config = HaproxyConfig {
-        file,
-        sections: Vec::new(),
-        branches: Vec::new(),
-        directives: Vec::new(),
-    };
-    let mut errors = Vec::new();
-    // Open `.if` blocks: (the `.if` branch, the block's latest branch, the enclosing branch).
-    let mut blocks: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    // First every line's words, into one store shared by the lines; then the lines.
+    let mut words = Words::default();
+    // Per line with words: its first word and how many.
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    // Lexing errors, each with the index in `ranges` of the line it is reported before.
+    let mut lex_errors: Vec<(usize, ParseError)> = Vec::new();
     let mut offset = 0usize;
-    // Lines seen outside any section (only possible before the first section header).
-    let mut orphans = 0usize;
-    let mut defaults = DefaultsSeen::default();
     for raw in text.split_inclusive('\n') {
         let line_start = offset;
         offset += raw.len();
@@ -391,38 +418,66 @@ pub fn parse_shared(file: FileId, text: Arc<str>) -> (HaproxyConfig, Vec<ParseEr
                 start += '\u{feff}'.len_utf8();
             }
         }
-        alt.clear();
-        let (words, lex_error) = lexer::split_words(file, body, start, &mut alt);
-        if let Some(e) = lex_error {
-            errors.push(ParseError::new(e.span, e.message));
+        let first = words.len();
+        if let Some(e) = lexer::split_words(file, body, start, &mut words) {
+            lex_errors.push((ranges.len(), ParseError::new(e.span, e.message)));
         }
-        let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        let count = words.len() - first;
+        if count > 0 {
+            ranges.push((
+                u32::try_from(first).unwrap_or(u32::MAX),
+                u32::try_from(count).unwrap_or(u32::MAX),
+            ));
+        }
+    }
+    words.shrink_to_fit();
+    let shared = Arc::new(LineText {
+        source: Arc::clone(&text),
+        words,
+    });
+    let mut config = HaproxyConfig {
+        file,
+        sections: Vec::new(),
+        branches: Vec::new(),
+        directives: Vec::new(),
+    };
+    let mut errors = Vec::new();
+    let mut lex_errors = lex_errors.into_iter().peekable();
+    // Open `.if` blocks: (the `.if` branch, the block's latest branch, the enclosing branch).
+    let mut blocks: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    // Lines seen outside any section (only possible before the first section header).
+    let mut orphans = 0usize;
+    let mut defaults = DefaultsSeen::default();
+    for (index, &(first, count)) in ranges.iter().enumerate() {
+        while let Some((_, e)) = lex_errors.next_if(|(at, _)| *at <= index) {
+            errors.push(e);
+        }
+        let store = &shared.words;
+        let (Some(first_span), Some(last_span)) = (
+            store.span(file, first as usize),
+            store.span(file, (first + count - 1) as usize),
+        ) else {
             continue;
         };
-        let span = first.span(file).to(last.span(file));
-        if let Some(extra) = words.get(MAX_LINE_ARGS) {
+        let span = first_span.to(last_span);
+        if let Some(extra) = store
+            .span(file, first as usize + MAX_LINE_ARGS)
+            .filter(|_| count as usize > MAX_LINE_ARGS)
+        {
             errors.push(ParseError::new(
-                extra.span(file),
+                extra,
                 format!(
-                    "too many words on one line ({}): HAProxy reads at most {MAX_LINE_ARGS} and rejects the configuration; split long ACL value lists over several `acl` lines with the same name",
-                    words.len()
+                    "too many words on one line ({count}): HAProxy reads at most {MAX_LINE_ARGS} and rejects the configuration; split long ACL value lists over several `acl` lines with the same name"
                 ),
             ));
         }
         let current = blocks.last().map(|(_, latest, _)| *latest);
-        let line_text = if alt.is_empty() {
-            Arc::clone(&plain)
-        } else {
-            Arc::new(LineText {
-                source: Arc::clone(&text),
-                alt: alt.as_str().into(),
-            })
-        };
         let line = Line {
-            words: words.into_boxed_slice(),
-            text: line_text,
+            text: Arc::clone(&shared),
+            first,
+            count,
             span,
-            cond: current,
+            cond: current.and_then(|c| u32::try_from(c).ok()),
         };
         // Conditional directives are never quoted.
         if !line.word(0).is_some_and(|w| w.quoted) && line.keyword().starts_with('.') {
@@ -531,6 +586,7 @@ pub fn parse_shared(file: FileId, text: Arc<str>) -> (HaproxyConfig, Vec<ParseEr
         }
         section.lines.push(line);
     }
+    errors.extend(lex_errors.map(|(_, e)| e));
     if orphans > 1 {
         if let Some(e) = errors
             .iter_mut()

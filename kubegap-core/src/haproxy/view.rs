@@ -307,7 +307,7 @@ impl<'a> View<'a> {
 
     /// Whether a line is live: not inside a conditional branch known to be skipped.
     pub fn is_live(&self, line: &Line) -> bool {
-        line.cond
+        line.cond()
             .and_then(|b| self.live.get(b))
             .copied()
             .unwrap_or(true)
@@ -409,7 +409,7 @@ impl<'a> View<'a> {
 
     /// The effective `mode` (`tcp`, `http`, ...). Built-in: `tcp`.
     pub fn mode(&self, section: usize) -> Effective<'a, &'a str> {
-        let found = self.find(section, |l| l.keyword() == "mode" && l.words.len() > 1);
+        let found = self.find(section, |l| l.keyword() == "mode" && l.len() > 1);
         let value = found.map_or(logic::DEFAULT_MODE, |(_, l)| l.text(1));
         self.effective(found, value)
     }
@@ -417,9 +417,7 @@ impl<'a> View<'a> {
     /// The effective `http-reuse` policy (`never`, `safe`, `aggressive`, `always`): whether
     /// idle server connections are pooled. Built-in: `safe` (pooled).
     pub fn http_reuse(&self, section: usize) -> Effective<'a, &'a str> {
-        let found = self.find(section, |l| {
-            l.keyword() == "http-reuse" && l.words.len() > 1
-        });
+        let found = self.find(section, |l| l.keyword() == "http-reuse" && l.len() > 1);
         let value = found.map_or("safe", |(_, l)| l.text(1));
         self.effective(found, value)
     }
@@ -427,7 +425,7 @@ impl<'a> View<'a> {
     /// The effective `balance` algorithm (`roundrobin`, `random(2)`, ...). Built-in:
     /// `roundrobin`.
     pub fn balance(&self, section: usize) -> Effective<'a, &'a str> {
-        let found = self.find(section, |l| l.keyword() == "balance" && l.words.len() > 1);
+        let found = self.find(section, |l| l.keyword() == "balance" && l.len() > 1);
         let value = found.map_or(logic::DEFAULT_BALANCE, |(_, l)| l.text(1));
         self.effective(found, value)
     }
