@@ -268,6 +268,29 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         std::mem::forget((spent, report));
         return code;
     }
+    if out.format == Format::Human && !out.statistics {
+        // Streamed like JSON: one finding rendered at a time.
+        let color = use_color(out.color);
+        let written = write_stdout_with(|w| {
+            output::human::write(&report, color, !out.quiet, w)?;
+            match &applied {
+                Some(applied) if !out.quiet => {
+                    w.write_all(baseline::human_line(applied).as_bytes())
+                }
+                _ => Ok(()),
+            }
+        });
+        if let Some(applied) = applied.as_ref().filter(|_| out.quiet) {
+            eprint_line(baseline::human_line(applied).trim_end());
+        }
+        let code = if !discovered.errors.is_empty() || written != EXIT_OK {
+            EXIT_ERROR
+        } else {
+            exit_code(&report, out.fail_on)
+        };
+        std::mem::forget((spent, report));
+        return code;
+    }
     let mut text = render(&report, out, &settings);
     if let Some(applied) = &applied {
         match out.format {

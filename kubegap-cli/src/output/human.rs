@@ -468,19 +468,47 @@ pub fn render(report: &Report, color: bool) -> String {
 
 /// Renders every finding, then the summary line, at `width` columns.
 pub fn render_at(report: &Report, color: bool, width: usize) -> String {
+    let mut out = Vec::new();
+    // Writing to a vector does not fail.
+    let _ = write_at(report, color, width, true, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes every finding, then (with `summary`) the summary line, at the terminal's width, one
+/// finding at a time: the rendered report of a large input is never held whole (250,000
+/// findings of a 1M-line haproxy.cfg rendered to 260 MB of text).
+pub fn write(
+    report: &Report,
+    color: bool,
+    summary: bool,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    write_at(report, color, width(), summary, w)
+}
+
+fn write_at(
+    report: &Report,
+    color: bool,
+    width: usize,
+    summary: bool,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     let handler = handler(color, width);
     let shown = Shown::new(report);
     let mut out = String::new();
     for f in &report.findings {
+        out.clear();
         let diag = build(&shown, f);
         if handler.render_report(&mut out, &diag).is_err() {
             out.push_str(&format!("{}: {}\n", f.rule, esc(&f.message)));
         }
         out.push('\n');
+        w.write_all(out.as_bytes())?;
     }
-    out.push_str(&super::summary_line(report));
-    out.push('\n');
-    out
+    if summary {
+        writeln!(w, "{}", super::summary_line(report))?;
+    }
+    Ok(())
 }
 
 /// Renders one finding without the summary (for snapshot tests).
