@@ -378,18 +378,7 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
         let (range, default) = match node_image.flatten() {
             Some(major) => {
                 let range = if major >= 26 { secs(65) } else { secs(5) };
-                let default = match default {
-                    Source::Default {
-                        product, setting, ..
-                    } => Source::Default {
-                        product,
-                        version: Some(crate::config::Version(vec![major])),
-                        setting,
-                        note: None,
-                        implied_by: None,
-                    },
-                    other => other,
-                };
+                let default = default.at_version(Some(crate::config::Version(vec![major])));
                 (range, default)
             }
             None => (

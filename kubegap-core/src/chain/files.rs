@@ -161,7 +161,7 @@ fn nginx_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileRou
                     let mut value = Value::of(&idle);
                     if let Some(k) = upstream.keepalive {
                         // A default points at the upstream's `keepalive` line.
-                        value.source = value.source.implied_by("`keepalive`", config.get(k).span);
+                        *value.source = value.source.implied_by("`keepalive`", config.get(k).span);
                     }
                     proxy.pool_idle = Some(value);
                 }

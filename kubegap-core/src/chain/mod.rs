@@ -58,7 +58,9 @@ pub struct Value {
     /// The value.
     pub range: Range,
     /// Where it came from: a directive, an annotation, a declaration, the default of a product.
-    pub source: Source,
+    /// Boxed: a `Source` is 136 bytes and a hop has six optional values, most of them absent
+    /// (a chain of three hops was 2.9 KB; 15,000 chains of a 51 MB Helm stream held 58 MB).
+    pub source: Box<Source>,
 }
 
 impl Value {
@@ -66,7 +68,7 @@ impl Value {
     pub fn new(value: Millis, source: Source) -> Value {
         Value {
             range: Range::exact(value),
-            source,
+            source: Box::new(source),
         }
     }
 
@@ -77,11 +79,8 @@ impl Value {
 
     /// The span to point at or label: where the value is written, else what implies a default.
     pub fn span(&self) -> Option<Span> {
-        match &self.source {
-            Source::Default {
-                implied_by: Some((_, span)),
-                ..
-            } => Some(*span),
+        match &*self.source {
+            Source::Default(d) => d.implied_by.as_ref().map(|(_, span)| *span),
             other => other.span(),
         }
     }
@@ -366,7 +365,7 @@ pub fn app_hop(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Optio
     );
     hop.keepalive = Some(Value {
         range: detected.range,
-        source: detected.source.clone(),
+        source: Box::new(detected.source.clone()),
     });
     hop.headers_timeout = detected.headers_timeout.map(|(ms, span)| {
         Value::new(
@@ -489,18 +488,25 @@ pub fn finish_chains(cx: &Stage<'_>, end: &RouteEnd<'_>, front: &[Hop], out: &mu
         ping_interval: declared(cx, places, PING_INTERVAL),
         session_lifetime: declared(cx, places, SESSION_LIFETIME),
     };
+    // Exact capacity: a pushed hop would grow the vector to four.
+    let hops_from = |extra: usize| {
+        let mut hops = Vec::with_capacity(front.len() + extra);
+        hops.extend_from_slice(front);
+        hops
+    };
     if workloads.is_empty() {
         // The pods are not in the input: the chain still ends at the Service.
-        let mut hops = front.to_vec();
+        let mut hops = hops_from(1);
         hops.push(service_hop(cx, service));
         out.push(chain(hops, &places));
     }
     for w in workloads {
-        let mut hops = front.to_vec();
+        let mut hops = hops_from(2);
         hops.push(service_hop(cx, service));
         if let Some(app) = app_hop(cx, w, target.as_deref()) {
             hops.push(app);
         }
+        hops.shrink_to_fit();
         let mut places = places.clone();
         places.push(w.obj);
         out.push(chain(hops, &places));

@@ -254,7 +254,7 @@ fn proxy_http_version_default_depends_on_the_version() {
     let unknown = cfg.proxy_http_version(at, &Settings::default());
     assert_eq!(unknown.value, "1.0");
     assert!(
-        matches!(&unknown.source, crate::value::provenance::Source::Default { note: Some(t), .. } if t.contains("version unknown"))
+        matches!(&unknown.source, crate::value::provenance::Source::Default(d) if d.note.as_ref().is_some_and(|t| t.contains("version unknown")))
     );
     let old = Settings {
         nginx_version: Version::parse("1.25.3"),

@@ -213,21 +213,9 @@ impl NginxConfig {
                 "before 1.29.7; nginx version unknown, kubegap assumes an older nginx",
             ),
         };
-        let source = match Source::default_setting("nginx", "proxy_http_version") {
-            Source::Default {
-                product,
-                setting,
-                implied_by,
-                ..
-            } => Source::Default {
-                product,
-                version: settings.nginx_version.clone(),
-                setting,
-                note: Some(note.to_string()),
-                implied_by,
-            },
-            other => other,
-        };
+        let source = Source::default_setting("nginx", "proxy_http_version")
+            .at_version(settings.nginx_version.clone())
+            .with_note(note);
         Setting {
             value: value.to_string(),
             source,

@@ -58,19 +58,24 @@ pub enum Source {
         /// What and where, for messages (`configuration line 4`).
         what: String,
     },
-    /// The default of a product, at a version when known.
-    Default {
-        /// The product (or platform) name: `ingress-nginx`, `AWS ALB`, `HAProxy`, `gunicorn`.
-        product: String,
-        /// The version the default was looked up for, when known.
-        version: Option<Version>,
-        /// The setting whose default it is (`keep-alive`, `pool-purge-delay`), when named.
-        setting: Option<String>,
-        /// Why this default applies (`before 1.29.7; nginx version unknown, …`).
-        note: Option<String>,
-        /// What in the input implies the product (`` `gunicorn` `` and its span), when shown.
-        implied_by: Option<(String, Span)>,
-    },
+    /// The default of a product, at a version when known (boxed: the other sources are at most
+    /// 48 bytes, and settings and chain hops hold many optional sources).
+    Default(Box<DefaultOf>),
+}
+
+/// The default of a product: what [`Source::Default`] holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefaultOf {
+    /// The product (or platform) name: `ingress-nginx`, `AWS ALB`, `HAProxy`, `gunicorn`.
+    pub product: String,
+    /// The version the default was looked up for, when known.
+    pub version: Option<Version>,
+    /// The setting whose default it is (`keep-alive`, `pool-purge-delay`), when named.
+    pub setting: Option<String>,
+    /// Why this default applies (`before 1.29.7; nginx version unknown, …`).
+    pub note: Option<String>,
+    /// What in the input implies the product (`` `gunicorn` `` and its span), when shown.
+    pub implied_by: Option<(String, Span)>,
 }
 
 /// `file.yaml:12`: the base name and line of a span (base names keep messages independent of
@@ -83,31 +88,40 @@ fn at(files: &SourceMap, span: Span) -> String {
 impl Source {
     /// The default of `product` (at `version`, when known).
     pub fn default_of(product: impl Into<String>, version: Option<Version>) -> Source {
-        Source::Default {
+        Source::Default(Box::new(DefaultOf {
             product: product.into(),
             version,
             setting: None,
             note: None,
             implied_by: None,
-        }
+        }))
     }
 
     /// The default of `setting` in `product`.
     pub fn default_setting(product: impl Into<String>, setting: impl Into<String>) -> Source {
-        Source::Default {
+        Source::Default(Box::new(DefaultOf {
             product: product.into(),
             version: None,
             setting: Some(setting.into()),
             note: None,
             implied_by: None,
+        }))
+    }
+
+    /// A default looked up for `version` (no effect on other sources).
+    #[must_use]
+    pub fn at_version(mut self, version: Option<Version>) -> Source {
+        if let Source::Default(d) = &mut self {
+            d.version = version;
         }
+        self
     }
 
     /// A default with a note saying why it applies (no effect on other sources).
     #[must_use]
     pub fn with_note(mut self, text: impl Into<String>) -> Source {
-        if let Source::Default { note, .. } = &mut self {
-            *note = Some(text.into());
+        if let Source::Default(d) = &mut self {
+            d.note = Some(text.into());
         }
         self
     }
@@ -115,8 +129,8 @@ impl Source {
     /// A default with what in the input implies its product (no effect on other sources).
     #[must_use]
     pub fn implied_by(mut self, what: impl Into<String>, span: Span) -> Source {
-        if let Source::Default { implied_by, .. } = &mut self {
-            *implied_by = Some((what.into(), span));
+        if let Source::Default(d) = &mut self {
+            d.implied_by = Some((what.into(), span));
         }
         self
     }
@@ -130,7 +144,7 @@ impl Source {
             Source::Directive { span, .. }
             | Source::Argument { span, .. }
             | Source::Field { span, .. } => Some(*span),
-            Source::Declaration { .. } | Source::Default { .. } => None,
+            Source::Declaration { .. } | Source::Default(_) => None,
         }
     }
 
@@ -146,7 +160,7 @@ impl Source {
 
     /// Whether the value is a product default (nothing written).
     pub fn is_default(&self) -> bool {
-        matches!(self, Source::Default { .. })
+        matches!(self, Source::Default(_))
     }
 
     /// The one citation of a source, for every message: "`proxy_read_timeout` at
@@ -166,13 +180,14 @@ impl Source {
             Source::Argument { text, span } => format!("argument `{text}` at {}", at(files, *span)),
             Source::Field { what, span } => format!("{what} at {}", at(files, *span)),
             Source::Declaration { what } => what.clone(),
-            Source::Default {
-                product,
-                version,
-                setting,
-                note,
-                implied_by,
-            } => {
+            Source::Default(d) => {
+                let DefaultOf {
+                    product,
+                    version,
+                    setting,
+                    note,
+                    implied_by,
+                } = &**d;
                 let mut out = match setting {
                     Some(s) => format!("default `{s}` of {product}"),
                     None => format!("default of {product}"),
@@ -196,12 +211,10 @@ impl Source {
     pub fn brief(&self, files: &SourceMap) -> String {
         match self {
             Source::Declaration { what } => what.clone(),
-            Source::Default {
-                product,
-                implied_by: Some((_, span)),
-                ..
-            } => format!("default of {product}, {}", at(files, *span)),
-            Source::Default { .. } => "default".to_string(),
+            Source::Default(d) => match &d.implied_by {
+                Some((_, span)) => format!("default of {}, {}", d.product, at(files, *span)),
+                None => "default".to_string(),
+            },
             other => other.span().map_or_else(String::new, |s| at(files, s)),
         }
     }
