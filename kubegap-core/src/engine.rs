@@ -470,7 +470,7 @@ fn origin_of(documents: &[Document], span: Span) -> Option<String> {
     let after = in_file.partition_point(|d| d.start <= span.start);
     let doc = in_file[..after].last()?;
     if span.start <= doc.end {
-        doc.origin.as_ref().map(|(o, _)| o.clone())
+        doc.origin().map(str::to_string)
     } else {
         None
     }

@@ -223,10 +223,7 @@ pub fn canon_at(node: NodeRef<'_>, path: &[&str]) -> Option<String> {
 }
 
 fn origin_of(ws: &Workspace, id: ObjId) -> Option<&str> {
-    ws.documents[ws.graph.objects[id].at.doc]
-        .origin
-        .as_ref()
-        .map(|(o, _)| o.as_str())
+    ws.documents[ws.graph.objects[id].at.doc].origin()
 }
 
 fn match_objects(

@@ -187,15 +187,27 @@ pub struct Document {
     pub start: u32,
     /// End byte offset.
     pub end: u32,
-    /// `# Source: PATH` of a Helm-rendered document, with the comment's span.
-    pub origin: Option<(String, Span)>,
+    /// The span of `PATH` in the `# Source: PATH` comment of a Helm-rendered document (a span
+    /// into the text, not a copy: a 100 MB stream has 180,000 of them).
+    origin: Option<Span>,
     /// Duplicate mapping keys: (first, duplicate) key nodes.
-    pub duplicates: Vec<(NodeId, NodeId)>,
+    pub duplicates: Box<[(NodeId, NodeId)]>,
     /// Tags written on nodes (e.g. `!!str`), rare in manifests, so kept aside.
-    pub tags: Vec<(NodeId, String)>,
+    pub tags: Box<[(NodeId, String)]>,
 }
 
 impl Document {
+    /// `PATH` of the `# Source: PATH` comment of a Helm-rendered document.
+    pub fn origin(&self) -> Option<&str> {
+        self.origin
+            .and_then(|o| self.text.get(o.start as usize..o.end as usize))
+    }
+
+    /// The span of [`Document::origin`].
+    pub fn origin_span(&self) -> Option<Span> {
+        self.origin
+    }
+
     /// The tag written on a node, if any.
     pub fn tag(&self, id: NodeId) -> Option<&str> {
         self.tags
@@ -236,8 +248,7 @@ impl Document {
             + self.kinds.len()
             + std::mem::size_of_val(&*self.children)
             + self.values.len()
-            + self.origin.as_ref().map_or(0, |(o, _)| o.capacity())
-            + self.duplicates.capacity() * std::mem::size_of::<(NodeId, NodeId)>()
+            + std::mem::size_of_val(&*self.duplicates)
             + self
                 .tags
                 .iter()
@@ -555,7 +566,7 @@ struct Builder<'t> {
     index: u32,
     start: u32,
     root: Option<NodeId>,
-    origin: Option<(String, Span)>,
+    origin: Option<Span>,
     nodes: Vec<Node>,
     kinds: Vec<Kind>,
     children: Vec<NodeId>,
@@ -595,7 +606,7 @@ impl<'t> Builder<'t> {
     }
 
     /// Starts a document (dropping any unfinished one).
-    fn begin(&mut self, index: u32, start: u32, origin: Option<(String, Span)>) {
+    fn begin(&mut self, index: u32, start: u32, origin: Option<Span>) {
         self.abort();
         self.open = true;
         self.index = index;
@@ -799,8 +810,7 @@ impl<'t> Builder<'t> {
         while !self.stack.is_empty() {
             self.close(end);
         }
-        let mut tags = std::mem::take(&mut self.tags);
-        tags.shrink_to_fit();
+        let tags = std::mem::take(&mut self.tags);
         let doc = Document {
             file: self.file,
             index: self.index,
@@ -813,8 +823,8 @@ impl<'t> Builder<'t> {
             start: self.start,
             end,
             origin: self.origin.take(),
-            duplicates: self.duplicates.as_slice().to_vec(),
-            tags,
+            duplicates: self.duplicates.as_slice().into(),
+            tags: tags.into_boxed_slice(),
         };
         self.abort();
         Some(doc)
@@ -829,6 +839,23 @@ fn byte_of(marker: &granit_parser::Marker) -> u32 {
 fn source_comment(text: &str) -> Option<&str> {
     let rest = text.trim().strip_prefix("Source:")?.trim();
     (!rest.is_empty()).then_some(rest)
+}
+
+/// The span of `path` in the comment at `text[start..end]`: the comment's end, whitespace
+/// excluded.
+fn path_span(text: &str, file: FileId, start: u32, end: u32, path: &str) -> Option<Span> {
+    let comment = text.get(start as usize..end as usize)?;
+    let at = if comment.trim_end().ends_with(path) {
+        comment.trim_end().len() - path.len()
+    } else {
+        comment.rfind(path)?
+    };
+    let from = start.checked_add(u32::try_from(at).ok()?)?;
+    Some(Span {
+        file,
+        start: from,
+        end: from.checked_add(u32::try_from(path.len()).ok()?)?,
+    })
 }
 
 /// Streams larger than this are split at document markers and parsed in parallel.
@@ -951,7 +978,7 @@ fn parse_range(
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     let mut builder = Builder::new(file, text);
-    let mut pending_origin: Option<(String, Span)> = None;
+    let mut pending_origin: Option<Span> = None;
     let mut index = 0u32;
     let mut last_error_at: Option<u32> = None;
     let error_at = |error: &ScanError| {
@@ -976,8 +1003,9 @@ fn parse_range(
                         docs.extend(builder.finish(end.max(start)));
                     }
                     Event::Comment(body, _) => {
-                        if let Some(path) = source_comment(&body) {
-                            let origin = (path.to_string(), Span { file, start, end });
+                        if let Some(origin) = source_comment(&body)
+                            .and_then(|path| path_span(text, file, start, end, path))
+                        {
                             if builder.open && builder.root.is_none() {
                                 builder.origin = Some(origin);
                             } else {

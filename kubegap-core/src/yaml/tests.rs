@@ -81,8 +81,17 @@ fn merge_keys_and_aliases() {
 fn helm_source_comments_become_origins() {
     let text = "---\n# Source: chart/templates/a.yaml\na: 1\n---\n# Source: chart/templates/b.yaml\nb: 2\n";
     let (docs, _) = parse_str(text);
-    assert_eq!(docs[0].origin.as_ref().unwrap().0, "chart/templates/a.yaml");
-    assert_eq!(docs[1].origin.as_ref().unwrap().0, "chart/templates/b.yaml");
+    assert_eq!(docs[0].origin(), Some("chart/templates/a.yaml"));
+    assert_eq!(docs[1].origin(), Some("chart/templates/b.yaml"));
+    // The origin is a span of the comment's path, not a copy.
+    let span = docs[0].origin_span().unwrap();
+    assert_eq!(
+        &text[span.start as usize..span.end as usize],
+        "chart/templates/a.yaml"
+    );
+    // Trailing blanks and CRLF line ends are not part of the path.
+    let (docs, _) = parse_str("---\r\n#  Source:  c/t/x.yaml \t\r\nx: 1\r\n");
+    assert_eq!(docs[0].origin(), Some("c/t/x.yaml"));
 }
 
 #[test]
@@ -175,7 +184,7 @@ fn parallel_chunks_equal_sequential_parse() {
                 (
                     d.start,
                     d.end,
-                    d.origin.as_ref().map(|o| o.0.clone()),
+                    d.origin().map(str::to_string),
                     d.nodes.len(),
                 )
             })
