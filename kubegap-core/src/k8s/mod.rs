@@ -14,7 +14,7 @@ pub mod scope;
 mod selector;
 
 pub use scope::{Near, Place};
-pub use selector::{LabelSelector, Requirement};
+pub use selector::{LabelSelector, Labels, Requirement};
 
 /// Index of an object in [`Graph::objects`].
 pub type ObjId = usize;
@@ -96,7 +96,7 @@ pub struct Workload {
     /// The pod spec mapping.
     pub pod_spec: Option<At>,
     /// Labels of the pod template.
-    pub labels: BTreeMap<String, String>,
+    pub labels: Labels,
     /// `spec.replicas` value node, if written.
     pub replicas: Option<At>,
     /// Containers (and init containers, flagged).
@@ -136,7 +136,7 @@ pub struct Service {
     /// `spec.selector` value node, if written.
     pub selector: Option<At>,
     /// The selector's pairs (empty means "selects nothing by selector").
-    pub selector_labels: BTreeMap<String, String>,
+    pub selector_labels: Labels,
     /// Ports.
     pub ports: Vec<ServicePort>,
     /// `spec.type` (`ClusterIP` when absent).
@@ -320,11 +320,7 @@ pub struct Graph {
 type Nearness = (Near, std::cmp::Reverse<usize>);
 
 /// Services that select the same workloads: namespace, selector, file.
-type GroupKey<'a> = (
-    &'a str,
-    &'a BTreeMap<String, String>,
-    Option<crate::source::FileId>,
-);
+type GroupKey<'a> = (&'a str, &'a Labels, Option<crate::source::FileId>);
 
 type NearestMemo = std::collections::HashMap<
     (ObjId, usize, Option<crate::source::FileId>),
@@ -446,16 +442,11 @@ pub fn is_placeholder_port_name(name: &str) -> bool {
 }
 
 /// String pairs of a mapping of scalars (labels, selectors, annotations).
-pub fn string_map(node: Option<NodeRef<'_>>) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    if let Some(node) = node {
-        for (k, v) in node.entries() {
-            if let (Some(k), Some(v)) = (k.as_str(), v.as_str()) {
-                out.insert(k.to_string(), v.to_string());
-            }
-        }
-    }
-    out
+pub fn string_map(node: Option<NodeRef<'_>>) -> Labels {
+    node.into_iter()
+        .flat_map(|node| node.entries())
+        .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_str()?.to_string())))
+        .collect()
 }
 
 impl Graph {
