@@ -158,6 +158,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if selected.patched {
             continue;
         }
+        // The declared names and numbers, quoted, once per group (a list as long as the group,
+        // built for each finding, made identical copies of a release quadratic).
+        let mut name_list: Option<Option<String>> = None;
+        let mut number_list: Option<String> = None;
         for &(_, _, service) in group {
             let containers = &selected.containers;
             let any_declared = selected.any_declared;
@@ -190,10 +194,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     if selected.names.contains(name.as_str()) {
                         continue;
                     }
-                    let declared: Vec<String> = containers
-                        .iter()
-                        .flat_map(|c| c.ports.iter().filter_map(|p| p.name.clone()))
-                        .collect();
+                    let declared = name_list.get_or_insert_with(|| {
+                        let names: Vec<String> = containers
+                            .iter()
+                            .flat_map(|c| c.ports.iter().filter_map(|p| p.name.clone()))
+                            .collect();
+                        (!names.is_empty()).then(|| quote_list(&names))
+                    });
                     let f = sink.report(
                         value_span,
                         format!(
@@ -203,26 +210,29 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     );
                     f.note(format!("selected: {pods}"));
                     label_containers(cx, f, containers);
-                    if declared.is_empty() {
-                        f.help("declare the port in the container's `ports` with this `name`, or use the port number");
-                    } else {
-                        f.help(format!(
-                            "the selected containers name their ports {}",
-                            quote_list(&declared)
-                        ));
+                    match declared {
+                        None => {
+                            f.help("declare the port in the container's `ports` with this `name`, or use the port number");
+                        }
+                        Some(list) => {
+                            f.help(format!("the selected containers name their ports {list}"));
+                        }
                     }
                 } else if let Some(number) = number {
                     if !any_declared || selected.numbers.contains(&number) {
                         continue;
                     }
-                    let declared: Vec<String> = containers
-                        .iter()
-                        .flat_map(|c| {
-                            c.ports
-                                .iter()
-                                .filter_map(|p| p.number.map(|n| n.to_string()))
-                        })
-                        .collect();
+                    let declared = number_list.get_or_insert_with(|| {
+                        let numbers: Vec<String> = containers
+                            .iter()
+                            .flat_map(|c| {
+                                c.ports
+                                    .iter()
+                                    .filter_map(|p| p.number.map(|n| n.to_string()))
+                            })
+                            .collect();
+                        quote_list(&numbers)
+                    });
                     // Kubernetes forwards to a port the container does not declare, so an undeclared
                     // number works whenever the process listens on it (sidecars, TLS and metrics
                     // listeners rarely declare theirs): info, not a warning.
@@ -233,10 +243,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     f.severity(Severity::Info);
                     f.note(format!("selected: {pods}"));
                     label_containers(cx, f, containers);
-                    f.help(format!(
-                        "the selected containers declare {}",
-                        quote_list(&declared)
-                    ));
+                    f.help(format!("the selected containers declare {declared}"));
                 }
             }
         }
