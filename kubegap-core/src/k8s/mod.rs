@@ -1319,6 +1319,15 @@ impl Graph {
         services
     }
 
+    /// The first of [`Graph::traffic_services_of`], without collecting the others (copies of a
+    /// release are each selected by every copy's Service).
+    pub fn first_traffic_service(&self, workload: &Workload) -> Option<&Service> {
+        self.service_indices_of(workload)
+            .iter()
+            .map(|i| &self.services[*i])
+            .find(|s| !s.metrics_only)
+    }
+
     /// The HPA that scales the workload, if any (the first one in input order).
     pub fn hpa_of(&self, workload: &Workload) -> Option<&Hpa> {
         self.workload_hpa.get(&workload.obj).map(|i| &self.hpas[*i])

@@ -159,7 +159,7 @@ pub fn served_replicas<'g>(
     docs: &[Document],
     workload: &Workload,
 ) -> Option<(&'g Service, Replicas)> {
-    let service = *graph.traffic_services_of(workload).first()?;
+    let service = graph.first_traffic_service(workload)?;
     Some((service, min_replicas(graph, docs, workload)?))
 }
 

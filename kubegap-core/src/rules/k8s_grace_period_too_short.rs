@@ -96,6 +96,7 @@ fn deregistration_delay(attributes: &str) -> Option<i64> {
 }
 
 /// How long a load balancer in front of the pods keeps draining a removed pod.
+#[derive(Clone)]
 struct Drain<'a> {
     /// Seconds.
     seconds: i64,
@@ -211,6 +212,10 @@ fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Dra
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    // The load balancer's drain depends only on the Services selecting the workload: once per
+    // list of them (copies of a release share one, as long as the stream).
+    let mut drains: std::collections::HashMap<usize, Option<Drain<'_>>> =
+        std::collections::HashMap::new();
     for workload in &cx.k8s.workloads {
         if matches!(cx.obj(workload.obj).kind.as_str(), "Job" | "CronJob") {
             continue;
@@ -252,7 +257,14 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 sleep + 15
             ));
         }
-        let Some(drain) = lb_delay(cx, workload) else {
+        let Some(list) = cx.k8s.selector_list(workload) else {
+            continue;
+        };
+        let Some(drain) = drains
+            .entry(list)
+            .or_insert_with(|| lb_delay(cx, workload))
+            .clone()
+        else {
             continue;
         };
         let delay = drain.seconds;

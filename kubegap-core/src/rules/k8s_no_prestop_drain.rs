@@ -129,15 +129,26 @@ fn other_hook(hook: NodeRef<'_>) -> Option<(String, NodeRef<'_>)> {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    // The first exposure depends only on the Services selecting the workload: once per list
+    // of them (copies of a release share one, as long as the stream).
+    let mut first_exposure: std::collections::HashMap<usize, Option<pod::Exposure>> =
+        std::collections::HashMap::new();
     for workload in &cx.k8s.workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if matches!(kind, "Job" | "CronJob") {
             continue;
         }
-        let exposures = pod::exposures(cx.k8s, cx.documents, workload);
-        let Some(exposure) = exposures.first() else {
+        let Some(list) = cx.k8s.selector_list(workload) else {
             continue;
         };
+        let Some(exposure) = *first_exposure.entry(list).or_insert_with(|| {
+            pod::exposures(cx.k8s, cx.documents, workload)
+                .first()
+                .copied()
+        }) else {
+            continue;
+        };
+        let exposure = &exposure;
         let containers: Vec<_> = workload.containers.iter().filter(|c| !c.init).collect();
         let any_ports = containers.iter().any(|c| !c.ports.is_empty());
         for container in containers {

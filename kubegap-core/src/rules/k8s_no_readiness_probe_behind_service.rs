@@ -96,8 +96,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         }
         // Metrics-only Services send no user traffic.
-        let services = cx.k8s.traffic_services_of(workload);
-        let Some(service) = services.first() else {
+        let Some(service) = cx.k8s.first_traffic_service(workload) else {
             continue;
         };
         let containers: Vec<_> = workload.containers.iter().filter(|c| !c.init).collect();
