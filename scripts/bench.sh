@@ -4,6 +4,8 @@
 #
 #   bash scripts/bench.sh            everything (Checkov adds about 2 x 200 s)
 #   bash scripts/bench.sh --quick    without Checkov; yamllint once
+#   bash scripts/bench.sh --memory   kubegap alone, no peers: the peak-memory rows and issue
+#                                    #16's bound (6 x input + 50 MB) for each input
 #   RUNS=3 bash scripts/bench.sh     pairs per comparison (default 2: A B A B)
 #
 # What it does:
@@ -24,7 +26,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
+memory=0
 [ "${1:-}" = "--quick" ] && quick=1
+[ "${1:-}" = "--memory" ] && quick=1 && memory=1
 RUNS=${RUNS:-2}
 BASE=${BASE:-1875}
 out=${OUT:-target/bench}
@@ -34,18 +38,22 @@ corpus=${CORPUS:-../shared/corpus}
 
 # 1. Peers, pinned.
 venv=${VENV:-target/bench/venv}
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-pins="yamllint==1.38.0 gixy-ng==0.2.59 pyyaml==6.0.3"
-[ "$quick" = 1 ] || pins="$pins checkov==3.3.30"
-"$venv/bin/pip" install -q $pins
-py=$venv/bin/python
+if [ "$memory" = 1 ]; then
+  py=python3
+else
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  pins="yamllint==1.38.0 gixy-ng==0.2.59 pyyaml==6.0.3"
+  [ "$quick" = 1 ] || pins="$pins checkov==3.3.30"
+  "$venv/bin/pip" install -q $pins
+  py=$venv/bin/python
+fi
 
 # 2. kubegap.
 cargo build --release -p kubegap-cli
 bin=target/release/kubegap
 
 # 3. Inputs (generated once; delete target/bench/inputs to regenerate).
-for m in 1 2 4 8; do
+for m in 1 2 4 8 16; do
   f=$in/stream-${m}x.yaml
   [ -s "$f" ] || python3 scripts/gen_helm_stream.py $((BASE * m)) > "$f"
 done
@@ -54,6 +62,12 @@ done
 for n in 1600 3200; do
   [ -s "$in/copies-$n.yaml" ] || python3 scripts/gen_shapes.py copies $n > "$in/copies-$n.yaml"
 done
+# testdata/cli/helm-stream.yaml repeated to 10 MB: identical objects, each Service selecting
+# every copy (docs/RELIABILITY.md "Memory").
+if [ ! -s "$in/identical-10mb.yaml" ]; then
+  n=$((10000000 / $(wc -c < testdata/cli/helm-stream.yaml)))
+  for ((i = 0; i < n; i++)); do cat testdata/cli/helm-stream.yaml; echo '---'; done > "$in/identical-10mb.yaml"
+fi
 [ -s "$in/haproxy-300k.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 300000 > "$in/haproxy-300k.cfg"
 [ -s "$in/haproxy-1m.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 1000000 > "$in/haproxy-1m.cfg"
 
@@ -87,21 +101,24 @@ solo() {
 
 k8s="$corpus/k8s $corpus/helm"
 lint="$bin lint --format json"
-echo "== peers (interleaved, $RUNS pairs each) ==" >&2
-# The corpus: kubegap lints k8s + helm; the bare parse loads the same YAML files.
-pair "k8s+helm corpus vs PyYAML CLoader load_all" "$lint $k8s" "$py scripts/bench_pyyaml.py $k8s"
-pair "20,000 small manifests vs PyYAML CLoader load_all" "$lint $in/small" "$py scripts/bench_pyyaml.py $in/small"
-pair "51 MB helm stream (8x) vs PyYAML CLoader load_all" "$lint - < $in/stream-8x.yaml" "$py scripts/bench_pyyaml.py - < $in/stream-8x.yaml"
-# gixy's own loop over every file in one process (the `gixy` command stops at the first file
-# one of its plugins crashes on).
-pair "nginx corpus vs gixy-ng" "$lint $corpus/nginx" "$py scripts/bench_gixy.py $corpus/nginx"
-if [ "$quick" = 1 ]; then
-  pair "k8s+helm corpus vs yamllint (relaxed)" "$lint $k8s" "$venv/bin/yamllint -d relaxed -f parsable $k8s" 1
-  run "k8s+helm corpus vs yamllint (relaxed)|kubegap" "$lint $k8s"
-else
-  pair "k8s+helm corpus vs yamllint (relaxed)" "$lint $k8s" "$venv/bin/yamllint -d relaxed -f parsable $k8s"
-  pair "k8s+helm corpus vs Checkov (kubernetes)" "$lint $k8s" \
-    "$venv/bin/checkov -d $corpus/k8s -d $corpus/helm --framework kubernetes --quiet --compact --skip-download -o json"
+if [ "$memory" = 0 ]; then
+  echo "== peers (interleaved, $RUNS pairs each) ==" >&2
+  # The corpus: kubegap lints k8s + helm; the bare parse loads the same YAML files.
+  pair "k8s+helm corpus vs PyYAML CLoader load_all" "$lint $k8s" "$py scripts/bench_pyyaml.py $k8s"
+  pair "20,000 small manifests vs PyYAML CLoader load_all" "$lint $in/small" "$py scripts/bench_pyyaml.py $in/small"
+  pair "51 MB helm stream (8x) vs PyYAML CLoader load_all" "$lint - < $in/stream-8x.yaml" "$py scripts/bench_pyyaml.py - < $in/stream-8x.yaml"
+  # gixy's own loop over every file in one process (the `gixy` command stops at the first file
+  # one of its plugins crashes on).
+  pair "nginx corpus vs gixy-ng" "$lint $corpus/nginx" "$py scripts/bench_gixy.py $corpus/nginx"
+  if [ "$quick" = 1 ]; then
+    pair "k8s+helm corpus vs yamllint (relaxed)" "$lint $k8s" "$venv/bin/yamllint -d relaxed -f parsable $k8s" 1
+    run "k8s+helm corpus vs yamllint (relaxed)|kubegap" "$lint $k8s"
+  else
+    pair "k8s+helm corpus vs yamllint (relaxed)" "$lint $k8s" "$venv/bin/yamllint -d relaxed -f parsable $k8s"
+    pair "k8s+helm corpus vs Checkov (kubernetes)" "$lint $k8s" \
+      "$venv/bin/checkov -d $corpus/k8s -d $corpus/helm --framework kubernetes --quiet --compact --skip-download -o json"
+  fi
+
 fi
 
 echo "== kubegap alone ==" >&2
@@ -111,8 +128,13 @@ for m in 1 2 4 8; do
   solo "helm stream ${m}x, 1 thread" "$lint --threads 1 - < $in/stream-${m}x.yaml"
 done
 solo "helm stream 8x, 2 threads" "$lint --threads 2 - < $in/stream-8x.yaml"
+# The ~100 MB stream of issue #16's memory bound (memory only: 1 thread, like the others).
+solo "helm stream 16x, 1 thread" "$lint --threads 1 - < $in/stream-16x.yaml"
+solo "k8s+helm corpus" "$lint $k8s"
+solo "20,000 small manifests" "$lint $in/small"
 solo "3,200 copies of one release" "$lint $in/copies-3200.yaml"
 solo "1,600 copies of one release" "$lint $in/copies-1600.yaml"
+solo "identical copies of testdata/cli/helm-stream.yaml" "$lint $in/identical-10mb.yaml"
 solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
 solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
 solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
@@ -123,13 +145,13 @@ solo "kubegap rules" "$bin rules" 5
 sizes=$out/sizes.tsv
 {
   printf 'k8s+helm\t%s\n' "$(find $corpus/k8s $corpus/helm -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 | xargs -0 cat | wc -c)"
-  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/haproxy-*.cfg; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
+  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/identical-*.yaml "$in"/haproxy-*.cfg; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
   printf 'small\t%s\n' "$(find "$in/small" -type f -print0 | xargs -0 cat | wc -c)"
 } > "$sizes"
 {
   echo "kubegap benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD)"
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB; load average before the report: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "peers: $("$venv/bin/pip" freeze 2>/dev/null | grep -iE '^(checkov|yamllint|gixy-ng|pyyaml)==' | tr '\n' ' ')"
+  [ "$memory" = 1 ] || echo "peers: $("$venv/bin/pip" freeze 2>/dev/null | grep -iE '^(checkov|yamllint|gixy-ng|pyyaml)==' | tr '\n' ' ')"
   summary='import json,sys; s=json.load(sys.stdin)["summary"]; print(s["files"], "files,", s["documents"], "documents,", s["objects"], "objects")'
   echo "kubegap: $($bin --version 2>/dev/null || echo '?'); corpus as linted: k8s+helm $($bin lint --format json $k8s 2>/dev/null | "$py" -c "$summary" || true); whole corpus (k8s helm haproxy nginx) $($bin lint --format json $k8s $corpus/haproxy $corpus/nginx 2>/dev/null | "$py" -c "$summary" || true); k8s+helm YAML bytes $(grep '^k8s+helm' "$sizes" | cut -f2)"
   "$py" - "$times" "$sizes" <<'EOF'
@@ -148,9 +170,10 @@ def med(rs, i): return statistics.median(r[i] for r in rs)
 def peak(rs): return max(r[2] for r in rs) / 1024
 def fmt_s(s): return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
 def ratio(a, b): return f"{a / b:.1f}x" if b > 0 else "-"
-print()
-print("| comparison | kubegap wall / CPU | peer wall / CPU | ratio wall / CPU | peak RSS kubegap / peer |")
-print("|---|---:|---:|---:|---:|")
+if any("peer" in rows[n] for n in order):
+    print()
+    print("| comparison | kubegap wall / CPU | peer wall / CPU | ratio wall / CPU | peak RSS kubegap / peer |")
+    print("|---|---:|---:|---:|---:|")
 for name in order:
     r = rows[name]
     if "peer" not in r:
@@ -165,6 +188,8 @@ print("|---|---:|---:|---:|---:|---:|")
 size_of = {
     "helm stream 1x": "stream-1x.yaml", "helm stream 2x": "stream-2x.yaml",
     "helm stream 4x": "stream-4x.yaml", "helm stream 8x": "stream-8x.yaml",
+    "helm stream 16x": "stream-16x.yaml", "k8s+helm corpus": "k8s+helm",
+    "20,000 small manifests": "small", "identical copies": "identical-10mb.yaml",
     "3,200 copies": "copies-3200.yaml", "1,600 copies": "copies-1600.yaml",
     "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
 }
@@ -177,6 +202,19 @@ for name in order:
     size = next((int(sizes[f]) for pre, f in size_of.items() if name.startswith(pre)), None)
     ratio = f"{peak(k) * 1024 * 1024 / size:.1f}x of {size / 1e6:.1f} MB" if size else ""
     print(f"| {name} | {len(k)} | {fmt_s(med(k, 0))} | {fmt_s(med(k, 1))} | {peak(k):.0f} MB | {ratio} |")
+print()
+print("Memory bound of issue #16 (peak RSS <= 6 x input + 50 MB, every input of known size; MB = 10^6 bytes here, MiB in the table above):")
+print()
+print("| input | input | peak RSS | bound | met |")
+print("|---|---:|---:|---:|---|")
+for name in order:
+    for pre, f in size_of.items():
+        if name.startswith(pre) and f in sizes:
+            k = rows[name]["kubegap"]
+            size = int(sizes[f]) / 1e6
+            bound = 6 * size + 50
+            print(f"| {name} | {size:.1f} MB | {peak(k) * 1.048576:.0f} MB | {bound:.0f} MB | {'yes' if peak(k) * 1.048576 <= bound else '**no**'} |")
+            break
 streams = [n for n in order if n.startswith("helm stream") and n.endswith("1 thread")]
 if len(streams) > 1:
     print()

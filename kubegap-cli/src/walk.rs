@@ -48,13 +48,13 @@ impl Default for Limits {
     }
 }
 
-/// Peak memory per input byte, as measured (release, `/usr/bin/time -v`, 2026-11-30;
-/// docs/PERFORMANCE.md "YAML tree (issue #13)", docs/RELIABILITY.md "Memory"): a YAML stream
-/// peaks at 7.7 × its size (51 MB: 390 MB, 100 MB: 770 MB, was 13 ×) since the YAML tree
-/// holds spans instead of copies; an haproxy.cfg of 300,000 `server` lines at 21.4 × (14.6 MB:
-/// 312 MB), the largest factor measured, so the estimate covers it; rounded up. It can drop to
-/// about 8 when the haproxy model does.
-pub const MEMORY_PER_INPUT_BYTE: u64 = 24;
+/// Peak memory per input byte, as measured (release, `/usr/bin/time`, 2026-12-01;
+/// docs/PERFORMANCE.md "Memory to issue #16's bound", docs/RELIABILITY.md "Memory"): beyond
+/// [`MEMORY_BASE`], at most 5.5 × on every shape measured (a 102 MB Helm stream, a 1M-line
+/// haproxy.cfg, 20,000 small manifests, 9,221 copies of a release sharing one selector);
+/// 8 leaves room for shapes not measured. It was 24 while a 300,000-line haproxy.cfg peaked at
+/// 21 × its size.
+pub const MEMORY_PER_INPUT_BYTE: u64 = 8;
 /// Memory kubegap needs whatever the input (binary, rule tables, output buffers).
 pub const MEMORY_BASE: u64 = 50 << 20;
 
