@@ -256,22 +256,20 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         Err(code) => return code,
     };
     helm_place::apply(&mut report, spent.documents(), review.chart.as_deref());
-    if out.format == Format::Json && !out.statistics && applied.is_none() {
-        // Streamed: a large report is not held twice (findings and their text).
-        let written = write_stdout_with(|w| output::json::write(&report, w));
-        let code = if !discovered.errors.is_empty() || written != EXIT_OK {
-            EXIT_ERROR
-        } else {
-            exit_code(&report, out.fail_on)
+    // JSON and human output are streamed: a large report is not held twice (findings and
+    // their rendered text).
+    let streamed = !out.statistics
+        && match out.format {
+            Format::Json => applied.is_none(),
+            Format::Human => true,
+            _ => false,
         };
-        // As below: the process exits next, the system takes the memory back at once.
-        std::mem::forget((spent, report));
-        return code;
-    }
-    if out.format == Format::Human && !out.statistics {
-        // Streamed like JSON: one finding rendered at a time.
+    if streamed {
         let color = use_color(out.color);
         let written = write_stdout_with(|w| {
+            if out.format == Format::Json {
+                return output::json::write(&report, w);
+            }
             output::human::write(&report, color, !out.quiet, w)?;
             match &applied {
                 Some(applied) if !out.quiet => {
@@ -288,6 +286,7 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         } else {
             exit_code(&report, out.fail_on)
         };
+        // As below: the process exits next, the system takes the memory back at once.
         std::mem::forget((spent, report));
         return code;
     }
