@@ -21,7 +21,7 @@ export RUSTC_BOOTSTRAP=1 RAYON_NUM_THREADS=1
 cargo fuzz build -O -s none || exit 1
 for target in "$@"; do
   case "$target" in
-    yaml|lint_one) seeds=../testdata; dict=dict/yaml.dict ;;
+    yaml|yaml_scanner|lint_one) seeds=../testdata; dict=dict/yaml.dict ;;
     config) seeds=../rulesets; dict=dict/config.dict ;;
     haproxy) seeds=../testdata; dict=dict/haproxy.dict ;;
     nginx|nginx_includes) seeds=../testdata; dict=dict/nginx.dict ;;

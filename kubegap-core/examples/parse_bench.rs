@@ -68,8 +68,10 @@ fn main() {
     let mb = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6;
     let (mut parse, mut graph, mut all) = (Vec::new(), Vec::new(), Vec::new());
     let mut parse_cpu = Vec::new();
+    let mut reference_cpu = Vec::new();
     let (mut events_cpu, mut events_nc_cpu) = (Vec::new(), Vec::new());
     let mut tree: (usize, usize, usize) = (0, 0, 0);
+    let mut scanner = (0usize, 0usize);
     for _ in 0..rounds {
         let t = Instant::now();
         let cpu = thread_cpu();
@@ -78,6 +80,11 @@ fn main() {
             let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
             docs.extend(kubegap_core::yaml::parse(id, text.clone()).0);
         }
+        let coverage: (usize, usize) = texts.iter().fold((0, 0), |acc, t| {
+            let c = kubegap_core::yaml::scanner_coverage(t);
+            (acc.0 + c.fast, acc.1 + c.fallback + usize::from(c.whole))
+        });
+        scanner = coverage;
         parse.push(t.elapsed().as_secs_f64());
         parse_cpu.push(thread_cpu() - cpu);
         tree = (
@@ -87,8 +94,19 @@ fn main() {
                 .map(|d| d.heap_size() + std::mem::size_of::<kubegap_core::yaml::Document>())
                 .sum(),
         );
-        // granit-parser alone (events, no tree), with and without comment events: the
-        // ceiling of the tree's throughput.
+        // The same tree built from granit-parser's events alone (the reference the scanner is
+        // compared with).
+        let cpu = thread_cpu();
+        let mut count = 0usize;
+        for (i, text) in texts.iter().enumerate() {
+            let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+            count += kubegap_core::yaml::parse_reference(id, text.clone())
+                .0
+                .len();
+        }
+        std::hint::black_box(count);
+        reference_cpu.push(thread_cpu() - cpu);
+        // granit-parser alone (events, no tree), with and without comment events.
         for (comments, out) in [(true, &mut events_cpu), (false, &mut events_nc_cpu)] {
             let cpu = thread_cpu();
             let mut count = 0usize;
@@ -140,8 +158,17 @@ fn main() {
     );
     println!("yaml parse (1 thread): {p:.3} s = {:.1} MB/s wall", mb / p);
     println!(
+        "  documents read by kubegap's scanner: {}; documents or files left to granit-parser: {}",
+        scanner.0, scanner.1
+    );
+    println!(
         "yaml parse CPU time:   {pc:.3} s = {:.1} MB/s per core",
         mb / pc
+    );
+    let rc = median(reference_cpu);
+    println!(
+        "granit-parser into the same tree (reference), CPU: {rc:.3} s = {:.1} MB/s",
+        mb / rc
     );
     let (ec, enc) = (median(events_cpu), median(events_nc_cpu));
     println!(

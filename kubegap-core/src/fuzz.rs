@@ -20,6 +20,20 @@ pub fn yaml(data: &[u8]) {
     let _ = graph.object_count();
 }
 
+/// kubegap's YAML scanner against granit-parser: both must give the same documents (nodes,
+/// spans, values, origins, duplicates, bounds) and the same errors for any input.
+pub fn yaml_scanner(data: &[u8]) {
+    let text = text(data);
+    let (docs, errors) = crate::yaml::parse(FileId(0), text.as_str());
+    let (want, want_errors) = crate::yaml::parse_reference(FileId(0), text.as_str());
+    assert_eq!(docs, want, "documents differ for {text:?}");
+    assert_eq!(
+        format!("{errors:?}"),
+        format!("{want_errors:?}"),
+        "errors differ for {text:?}"
+    );
+}
+
 /// The haproxy parser and model: parse, then the whole lint of the file (every rule reads the
 /// model).
 pub fn haproxy(data: &[u8]) {

@@ -63,6 +63,18 @@ fn yaml_seeds() {
 }
 
 #[test]
+fn yaml_scanner_seeds() {
+    // The crash reproductions are inputs where the scanner once disagreed with granit-parser.
+    assert!(
+        replay(
+            "yaml_scanner",
+            fuzz::yaml_scanner,
+            testdata_with(&["yaml", "yml", "json"])
+        ) >= 50
+    );
+}
+
+#[test]
 fn haproxy_seeds() {
     assert!(replay("haproxy", fuzz::haproxy, testdata_with(&["cfg"])) >= 20);
 }

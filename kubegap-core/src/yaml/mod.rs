@@ -20,6 +20,9 @@ use granit_parser::{Event, Parser, ScanError};
 use crate::finding::ParseError;
 use crate::source::{FileId, Span};
 
+mod fast;
+pub use fast::Coverage;
+
 /// Index of a node in its [`Document`].
 pub type NodeId = u32;
 
@@ -153,7 +156,7 @@ impl Kind {
 /// `a` and `b` mean, by kind: a scalar read from its source slice `a == NONE`; a scalar with a
 /// stored value `values[a..b]` of its document; a collection `children[a..a + b]`; an alias
 /// its target (`NONE` when the anchor was unknown).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Node {
     /// Start byte offset in the file.
     pub start: u32,
@@ -164,7 +167,7 @@ pub struct Node {
 }
 
 /// One YAML document of a stream.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Document {
     /// The file it is in.
     pub file: FileId,
@@ -905,24 +908,8 @@ fn chunk_starts(text: &str, size: usize) -> Vec<usize> {
         let Some(found) = find_marker(bytes, next) else {
             break;
         };
-        let mut cut = found;
-        // Pull preceding comment lines into the next chunk; refuse cuts after directives.
-        let mut directive = false;
-        while cut > 0 {
-            let prev_end = cut - 1; // the '\n' ending the previous line
-            let prev_start = bytes[..prev_end]
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(0, |i| i + 1);
-            let line = &bytes[prev_start..prev_end];
-            if line.first() == Some(&b'#') {
-                cut = prev_start;
-            } else {
-                directive = line.first() == Some(&b'%');
-                break;
-            }
-        }
-        if !directive && cut > *cuts.last().unwrap_or(&0) {
+        let cut = chunk_cut_before(bytes, found);
+        if let Some(cut) = cut.filter(|c| *c > *cuts.last().unwrap_or(&0)) {
             cuts.push(cut);
         }
         next = found + size;
@@ -930,17 +917,35 @@ fn chunk_starts(text: &str, size: usize) -> Vec<usize> {
     cuts
 }
 
+/// Where the segment of the document whose `---` line starts at `marker` starts: the start of
+/// the comment lines right above it (they belong to it), or `None` right after a directive
+/// line (`%YAML`), which belongs to the marker.
+fn chunk_cut_before(bytes: &[u8], marker: usize) -> Option<usize> {
+    let mut cut = marker;
+    while cut > 0 {
+        let prev_end = cut - 1; // the '\n' ending the previous line
+        let prev_start = bytes[..prev_end]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = &bytes[prev_start..prev_end];
+        if line.first() == Some(&b'#') {
+            cut = prev_start;
+        } else {
+            return (line.first() != Some(&b'%')).then_some(cut);
+        }
+    }
+    Some(cut)
+}
+
 /// The start of the first line at or after `from` that is `---` followed by a blank or EOL.
 fn find_marker(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     while i < bytes.len() {
-        let line_start = if i == 0 {
-            0
+        let line_start = if i == 0 || bytes[i - 1] == b'\n' {
+            i
         } else {
-            bytes[i..]
-                .iter()
-                .position(|b| *b == b'\n')
-                .map(|p| i + p + 1)?
+            memchr::memchr(b'\n', &bytes[i..]).map(|p| i + p + 1)?
         };
         let rest = &bytes[line_start..];
         if rest.starts_with(b"---")
@@ -960,13 +965,56 @@ pub fn parse(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseEr
     parse_range(file, &text, 0, text.len())
 }
 
-/// Parses the whole documents of `text[lo..hi]`, with offsets in `text`.
+/// Parses a YAML stream with granit-parser alone (no scanner of kubegap's own): the reference
+/// the scanner is compared with in tests, fuzzing and benchmarks. Same result as [`parse`].
+pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
+    let text: Arc<str> = text.into_shared();
+    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None);
+    (docs, errors)
+}
+
+/// How many documents of `text` kubegap's scanner reads itself and how many it leaves to
+/// granit-parser (for tests and benchmarks; [`parse`] does the same work).
+pub fn scanner_coverage(text: &str) -> fast::Coverage {
+    let text: Arc<str> = Arc::from(text);
+    let mut coverage = fast::Coverage::default();
+    if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage).is_none() {
+        coverage.whole = true;
+    }
+    coverage
+}
+
+/// Parses the whole documents of `text[lo..hi]`, with offsets in `text`: kubegap's scanner,
+/// which leaves what it does not read to granit-parser (see [`fast`]).
 fn parse_range(
     file: FileId,
     text: &Arc<str>,
     lo: usize,
     hi: usize,
 ) -> (Vec<Document>, Vec<ParseError>) {
+    let mut coverage = fast::Coverage::default();
+    match fast::parse(file, text, lo, hi, &mut coverage) {
+        Some(parsed) => parsed,
+        None => {
+            let (docs, errors, _, _) = granit_range(file, text, lo, hi, 0, None);
+            (docs, errors)
+        }
+    }
+}
+
+/// Parses the whole documents of `text[lo..hi]` with granit-parser, with offsets in `text`,
+/// numbering documents from `index` and starting with the `# Source:` origin `pending` seen
+/// before `lo`. Returns the documents, the errors, the origin pending at the end and how many
+/// documents were started (with errors or not).
+fn granit_range(
+    file: FileId,
+    text: &Arc<str>,
+    lo: usize,
+    hi: usize,
+    index: u32,
+    pending: Option<Span>,
+) -> (Vec<Document>, Vec<ParseError>, Option<Span>, u32) {
+    let first_index = index;
     let chunk = text.get(lo..hi).unwrap_or("");
     let base = u32::try_from(lo).unwrap_or(u32::MAX);
     let at = |marker: &granit_parser::Marker| byte_of(marker).saturating_add(base);
@@ -978,8 +1026,8 @@ fn parse_range(
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     let mut builder = Builder::new(file, text);
-    let mut pending_origin: Option<Span> = None;
-    let mut index = 0u32;
+    let mut pending_origin: Option<Span> = pending;
+    let mut index = index;
     let mut last_error_at: Option<u32> = None;
     let error_at = |error: &ScanError| {
         let mut e = scan_error(file, chunk, error);
@@ -1062,7 +1110,7 @@ fn parse_range(
             }
         }
     }
-    (docs, errors)
+    (docs, errors, pending_origin, index - first_index)
 }
 
 fn scan_error(file: FileId, text: &str, error: &ScanError) -> ParseError {
