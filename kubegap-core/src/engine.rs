@@ -252,14 +252,22 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
             }
         })
         .collect();
-    // Exact size: the documents live to the end of the run.
-    let mut documents = Vec::with_capacity(parsed.iter().map(|(d, _, _)| d.len()).sum());
+    // Exact size: the documents live to the end of the run. The first file's vector grows to
+    // the total (in place for a large one), so one big stream is never copied.
+    let total = parsed.iter().map(|(d, _, _)| d.len()).sum::<usize>();
+    let mut documents: Vec<Document> = Vec::new();
     let mut haproxy = Vec::new();
     for (docs, config, errors) in parsed {
-        documents.extend(docs);
+        if documents.is_empty() {
+            documents = docs;
+            documents.reserve_exact(total - documents.len());
+        } else {
+            documents.extend(docs);
+        }
         haproxy.extend(config);
         parse_findings.extend(errors.into_iter().map(parse_finding));
     }
+    documents.shrink_to_fit();
     let places = crate::k8s::scope::Places::build(
         &documents,
         files.iter().map(|(id, f)| (id, f.name.as_str())),

@@ -120,6 +120,7 @@ enum Kind {
 }
 
 impl Kind {
+    #[inline]
     fn style(self) -> Option<ScalarStyle> {
         Some(match self {
             Kind::Plain => ScalarStyle::Plain,
@@ -142,6 +143,7 @@ impl Kind {
     }
 
     /// Bytes of quoting around a scalar's value in its source slice.
+    #[inline]
     fn quote_len(self) -> usize {
         match self {
             Kind::SingleQuoted | Kind::DoubleQuoted => 1,
@@ -288,6 +290,7 @@ impl Document {
 }
 
 /// The value of a scalar node: its source slice (without quotes) or its stored value.
+#[inline]
 fn scalar_text<'a>(text: &'a str, values: &'a str, n: &Node, kind: Kind) -> &'a str {
     if n.a == NONE {
         let q = kind.quote_len();
@@ -308,10 +311,12 @@ pub struct NodeRef<'a> {
 }
 
 impl<'a> NodeRef<'a> {
+    #[inline]
     fn raw(&self) -> &'a Node {
         &self.doc.nodes[self.id as usize]
     }
 
+    #[inline]
     fn raw_kind(&self) -> Kind {
         self.doc.kinds[self.id as usize]
     }
@@ -322,6 +327,7 @@ impl<'a> NodeRef<'a> {
     }
 
     /// Follows aliases (bounded). Returns `self` for non-aliases.
+    #[inline]
     pub fn resolve(self) -> NodeRef<'a> {
         let mut cur = self;
         for _ in 0..ALIAS_HOPS {
@@ -344,6 +350,7 @@ impl<'a> NodeRef<'a> {
     }
 
     /// The scalar value (any style), after resolving aliases.
+    #[inline]
     pub fn as_str(&self) -> Option<&'a str> {
         let r = self.resolve();
         let kind = r.raw_kind();
@@ -486,8 +493,27 @@ impl<'a> NodeRef<'a> {
         // it is absent (the first explicit match wins either way, as merged keys never
         // override explicit ones).
         let mut has_merge = false;
+        let text = doc.text.as_bytes();
         for kv in pairs.chunks_exact(2) {
-            let k = NodeRef { doc, id: kv[0] };
+            let id = kv[0];
+            let kind = doc.kinds[id as usize];
+            let n = &doc.nodes[id as usize];
+            // A key read from its source slice (nearly all keys): compare lengths before bytes.
+            if n.a == NONE && matches!(kind, Kind::Plain | Kind::SingleQuoted | Kind::DoubleQuoted)
+            {
+                let q = kind.quote_len();
+                let from = n.start as usize + q;
+                let to = (n.end as usize).saturating_sub(q);
+                let len = to.saturating_sub(from);
+                if len == key.len() && text.get(from..to) == Some(key.as_bytes()) {
+                    return Some((NodeRef { doc, id }, NodeRef { doc, id: kv[1] }));
+                }
+                if len == 2 && kind == Kind::Plain && text.get(from..to) == Some(b"<<") {
+                    has_merge = true;
+                }
+                continue;
+            }
+            let k = NodeRef { doc, id };
             match k.as_str() {
                 Some(s) if s == key => return Some((k, NodeRef { doc, id: kv[1] })),
                 Some("<<") if k.is_plain() => has_merge = true,
@@ -884,14 +910,18 @@ pub fn parse_stream(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<
         .par_iter()
         .map(|(start, end)| parse_range(file, &text, *start, *end))
         .collect();
-    let mut docs = Vec::with_capacity(parts.iter().map(|(d, _)| d.len()).sum());
-    let mut errors = Vec::new();
+    // The first chunk's vector grows to the exact total (a large allocation grows in place,
+    // without a second copy of every document alive at once).
+    let total = parts.iter().map(|(d, _)| d.len()).sum::<usize>();
+    let mut parts = parts.into_iter();
+    let (mut docs, mut errors) = parts.next().unwrap_or_default();
+    docs.reserve_exact(total - docs.len());
     for (d, e) in parts {
-        for mut doc in d {
-            doc.index = u32::try_from(docs.len()).unwrap_or(u32::MAX);
-            docs.push(doc);
-        }
+        docs.extend(d);
         errors.extend(e);
+    }
+    for (i, doc) in docs.iter_mut().enumerate() {
+        doc.index = u32::try_from(i).unwrap_or(u32::MAX);
     }
     (docs, errors)
 }
