@@ -20,7 +20,9 @@
 #   4. runs kubegap and each peer interleaved (A B A B ...) under `/usr/bin/time`, all output
 #      to /dev/null, and prints wall and CPU (user + system) medians, their ratios, and peak
 #      RSS (the largest of the runs). kubegap runs with all rules and its default threads
-#      (all cores) unless the row says otherwise.
+#      (all cores) unless the row says otherwise;
+#   5. measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
+#      kubegap's scanner, granit-parser into the same tree, granit-parser's bare events.
 # The raw measurements go to target/bench/times.tsv, the printed report to
 # target/bench/report.txt; docs/PERFORMANCE.md is written from that report.
 set -euo pipefail
@@ -230,3 +232,19 @@ if one in rows and two in rows:
           f"Serial share implied by Amdahl's law from the two walls: {max(0.0, 2 * w2 / w1 - 1) * 100:.0f} %.")
 EOF
 } | tee "$out/report.txt"
+
+# 5. Parse throughput into the tree, one thread (issue #13's 80 MB/s per core): kubegap's
+# scanner as `kubegap lint` runs it, granit-parser into the same tree, granit-parser's events.
+if [ "$memory" = 0 ]; then
+  cargo build --release -p kubegap-core --example parse_bench
+  {
+    echo
+    echo "Parse into the tree, CPU time of one thread (kubegap-core/examples/parse_bench.rs, median of 3 rounds):"
+    for target in "$k8s" "$in/stream-8x.yaml"; do
+      echo
+      echo "$target:"
+      # shellcheck disable=SC2086 # $k8s is two directories
+      PARSE_ONLY=1 RAYON_NUM_THREADS=1 target/release/examples/parse_bench $target 3 | grep -v -e '^graph build' -e '^whole lint' | sed 's/^/    /'
+    done
+  } | tee -a "$out/report.txt"
+fi

@@ -108,8 +108,8 @@ impl SourceFile {
         // a line.
         let mut line_starts = vec![0u32];
         let bytes = text.as_bytes();
-        for (i, &b) in bytes.iter().enumerate() {
-            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
                 line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
             }
         }

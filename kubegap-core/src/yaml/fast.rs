@@ -83,8 +83,26 @@ struct Fast<'a, 't> {
 /// other than tab and line feed (so also `\r`), DEL, C1 controls (`U+0085` is a YAML line
 /// break), `U+2028`/`U+2029`, a byte order mark and the non-characters `U+FFFE`/`U+FFFF`.
 fn plain_bytes(b: &[u8]) -> bool {
-    let mut i = 0;
-    while i < b.len() {
+    // Whole blocks of printable ASCII, line feeds and tabs are skipped at once (a loop the
+    // compiler vectorises); a block with anything else is looked at byte by byte.
+    const BLOCK: usize = 64;
+    let ordinary = |c: u8| (0x20..0x7f).contains(&c) | (c == b'\n') | (c == b'\t');
+    let mut from = 0;
+    while from < b.len() {
+        let to = (from + BLOCK).min(b.len());
+        let block = &b[from..to];
+        if !block.iter().fold(true, |all, &c| all & ordinary(c)) && !plain_bytes_at(b, from, to) {
+            return false;
+        }
+        from = to;
+    }
+    true
+}
+
+/// [`plain_bytes`] for `b[from..to]`, byte by byte (sequences may reach past `to`).
+fn plain_bytes_at(b: &[u8], from: usize, to: usize) -> bool {
+    let mut i = from;
+    while i < to {
         let c = b[i];
         if c < 0x20 {
             if c != b'\n' && c != b'\t' {
