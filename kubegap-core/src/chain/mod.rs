@@ -529,25 +529,37 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         .collect();
     ingress::chains(cx, &file_routes, &controller_services, &mut chains);
     files::file_chains(cx, &file_routes, &controller_services, &mut chains);
-    // Chains are ordered and deduplicated as they read: by the rendered route label and
-    // signature (the chains are the same when a reader cannot tell them apart).
-    let mut keyed: Vec<((String, u32, String, String), Chain)> = chains
-        .into_iter()
-        .map(|c| {
-            let file = cx.files.get(c.anchor.file).name.clone();
-            let key = (
-                file,
-                c.anchor.start,
-                c.route.label(cx.files),
-                c.signature(cx.files),
-            );
-            (key, c)
-        })
-        .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    // Several `server` lines or upstream servers reaching the same Service give the same chain.
-    keyed.dedup_by(|a, b| a.1.anchor == b.1.anchor && a.0 .2 == b.0 .2 && a.0 .3 == b.0 .3);
-    keyed.into_iter().map(|(_, c)| c).collect()
+    // Chains are ordered and deduplicated as they read: by file name and anchor, then by the
+    // rendered route label and signature (the chains are the same when a reader cannot tell
+    // them apart). Label and signature are rendered only where two chains share an anchor,
+    // so the run does not hold a rendered key for every chain at once.
+    let name = |c: &Chain| cx.files.get(c.anchor.file).name.as_str();
+    chains.sort_by(|a, b| (name(a), a.anchor.start).cmp(&(name(b), b.anchor.start)));
+    let mut out = Vec::with_capacity(chains.len());
+    let mut rest = chains.into_iter().peekable();
+    while let Some(first) = rest.next() {
+        let mut group = vec![first];
+        while let Some(next) =
+            rest.next_if(|c| (name(c), c.anchor.start) == (name(&group[0]), group[0].anchor.start))
+        {
+            group.push(next);
+        }
+        if group.len() == 1 {
+            out.append(&mut group);
+            continue;
+        }
+        let mut keyed: Vec<((String, String), Chain)> = group
+            .into_iter()
+            .map(|c| ((c.route.label(cx.files), c.signature(cx.files)), c))
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        // Several `server` lines or upstream servers reaching the same Service give the same
+        // chain.
+        keyed.dedup_by(|a, b| a.1.anchor == b.1.anchor && a.0 == b.0);
+        out.extend(keyed.into_iter().map(|(_, c)| c));
+    }
+    out.shrink_to_fit();
+    out
 }
 
 #[cfg(test)]

@@ -271,10 +271,11 @@ fn documents_share_the_text_and_keep_no_spare_capacity() {
     for doc in &docs {
         assert!(Arc::ptr_eq(doc.text(), &text));
     }
-    // One node per key, value and item; children ranges in one array.
+    // One node per key, value and item; children ranges in one array, each after its count.
     assert_eq!(docs[0].nodes.len(), 8);
     assert_eq!(docs[0].kinds.len(), 8);
-    assert_eq!(docs[0].children.len(), 2 + 3 + 2);
+    assert_eq!(docs[0].children.len(), (1 + 2) + (1 + 3) + (1 + 2));
+    assert_eq!(std::mem::size_of::<Node>(), 12);
     let a = docs[0].root().unwrap().get("a").unwrap();
     let items: Vec<_> = a.items().collect();
     assert_eq!(items.len(), 3);
