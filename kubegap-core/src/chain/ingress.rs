@@ -169,12 +169,24 @@ pub fn chains(
         }
         // Backends: (service name node, port node, path).
         let mut backends: Vec<(At, Option<At>, Option<String>)> = Vec::new();
-        if let Some(ingress) = cx.k8s.ingresses.iter().find(|i| i.obj == route.obj) {
+        // Ingresses and Routes are in object order: found by binary search (a scan per route
+        // was quadratic in the number of Ingresses).
+        let ingresses = &cx.k8s.ingresses;
+        let routes = &cx.k8s.routes;
+        let ingress = ingresses
+            .binary_search_by_key(&route.obj, |i| i.obj)
+            .ok()
+            .map(|i| &ingresses[i]);
+        if let Some(ingress) = ingress {
             for b in &ingress.backends {
                 backends.push((b.service_name, b.port, b.path.clone()));
             }
         }
-        if let Some(r) = cx.k8s.routes.iter().find(|r| r.obj == route.obj) {
+        let found = routes
+            .binary_search_by_key(&route.obj, |r| r.obj)
+            .ok()
+            .map(|i| &routes[i]);
+        if let Some(r) = found {
             if let Some(to) = r.to {
                 backends.push((to, r.target_port, None));
             }

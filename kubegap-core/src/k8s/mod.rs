@@ -480,6 +480,9 @@ impl Graph {
                 graph.add(doc_index, root, place);
             }
         }
+        // Lookups by object id binary-search these (objects are added in id order).
+        debug_assert!(graph.ingresses.windows(2).all(|w| w[0].obj < w[1].obj));
+        debug_assert!(graph.routes.windows(2).all(|w| w[0].obj < w[1].obj));
         graph.objects.shrink_to_fit();
         graph.workloads.shrink_to_fit();
         graph.services.shrink_to_fit();
