@@ -6,14 +6,15 @@
     perf script -i perf.data | python3 scripts/serial_share.py
 
 A sample counts as parallel when its stack is inside a rayon parallel iterator or join
-(`bridge_producer_consumer`, `join_context`, `par_extend`): that work is split across threads
-when there are several. Everything else (the walk, sorting, building the graph, controllers and
+(`bridge_producer_consumer`, `join_context`, `par_extend`) or a worker of the parallel
+directory walk (`ignore::walk::Worker`): that work is split across threads when there are
+several. Everything else (the walk, sorting, building the graph, controllers and
 chains, output) runs on one thread whatever the thread count. By Amdahl's law a serial share s
 caps the speed-up of two threads at 1 / (s + (1 - s) / 2).
 """
 import sys
 
-PARALLEL = ("bridge_producer_consumer", "join_context", "par_extend")
+PARALLEL = ("bridge_producer_consumer", "join_context", "par_extend", "ignore::walk::Worker")
 
 samples = parallel = 0
 stack = []
