@@ -162,26 +162,6 @@ fn bad_input_is_a_finding_and_the_rest_is_still_linted() {
 }
 
 #[test]
-fn the_parallel_walk_finds_files_in_path_order_for_any_thread_count() {
-    // The directories are read by as many walkers as threads; what they find is sorted by
-    // path, so inputs, errors and warnings come in one order whatever the count.
-    let runs: Vec<_> = ["1", "3", "8"]
-        .iter()
-        .map(|t| {
-            kubegap(
-                &["lint", "testdata", "--threads", t, "--format", "json"],
-                None,
-            )
-        })
-        .collect();
-    assert!(!runs[0].stdout.is_empty());
-    for run in &runs[1..] {
-        assert_eq!(run.stdout, runs[0].stdout);
-        assert_eq!(run.stderr, runs[0].stderr);
-    }
-}
-
-#[test]
 fn output_is_identical_for_any_thread_count_and_argument_order() {
     let a = kubegap(
         &["lint", "testdata", "--threads", "1", "--format", "json"],

@@ -148,6 +148,44 @@ fn proc_self_environ_is_never_read() {
     }
 }
 
+/// Directories are read by as many walkers as threads, but what they find comes in path
+/// order, as a sequential walk sorted by path gives it: here the refusals of 60 files over the
+/// size limit in 12 directories, for 1 and 8 threads.
+#[test]
+fn the_parallel_walk_reports_in_path_order() {
+    let dir = scratch("walk-order");
+    let mut want = Vec::new();
+    for d in 0..12 {
+        for f in 0..5 {
+            let rel = format!("d{d:02}/sub/f{f}.yaml");
+            let path = dir.join(&rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            write(&path, "a: 1\n".repeat(400));
+            want.push(rel);
+        }
+    }
+    want.sort();
+    for threads in ["1", "8"] {
+        let out = run(
+            &dir,
+            &["lint", ".", "--max-file-size", "1KiB", "--threads", threads],
+            None,
+        );
+        let all = text(&out);
+        let refused: Vec<&str> = all
+            .lines()
+            .filter(|l| l.contains("is larger than --max-file-size"))
+            .collect();
+        assert_eq!(refused.len(), want.len(), "{threads} threads: {all}");
+        for (line, rel) in refused.iter().zip(&want) {
+            assert!(
+                line.contains(rel.as_str()),
+                "{threads} threads: {line} is not {rel}\n{all}"
+            );
+        }
+    }
+}
+
 /// Files over `--max-file-size` are refused before they are read (exit 2), stdin too.
 #[test]
 fn files_over_the_size_limit_are_refused() {

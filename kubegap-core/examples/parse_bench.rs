@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+mod support;
+
 use kubegap_core::{lint, FileId, FileKind, Input, Settings};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -26,21 +28,6 @@ fn thread_cpu() -> f64 {
         .map_or(0.0, |ns| ns / 1e9)
 }
 
-fn collect(path: &Path, out: &mut Vec<PathBuf>) {
-    if path.is_dir() {
-        let Ok(entries) = std::fs::read_dir(path) else {
-            return;
-        };
-        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for entry in entries {
-            collect(&entry, out);
-        }
-    } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") || out.is_empty() {
-        out.push(path.to_path_buf());
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() {
@@ -54,7 +41,7 @@ fn main() {
     for arg in &args {
         match arg.parse::<usize>() {
             Ok(n) => rounds = n,
-            Err(_) => collect(Path::new(arg), &mut paths),
+            Err(_) => support::collect(Path::new(arg), &["yaml", "yml"], &mut paths),
         }
     }
     let files: Vec<(PathBuf, Vec<u8>)> = paths

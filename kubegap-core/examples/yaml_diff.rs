@@ -2,34 +2,17 @@
 //! documents each path read: `cargo run --release -p kubegap-core --example yaml_diff -- PATH...`
 //! (directories are walked for `*.yaml`, `*.yml` and `*.json`). Exits 1 on any difference.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod support;
 
 use kubegap_core::yaml::{parse, parse_reference, scanner_coverage};
 use kubegap_core::FileId;
 
-fn collect(path: &Path, out: &mut Vec<PathBuf>) {
-    if path.is_dir() {
-        let Ok(entries) = std::fs::read_dir(path) else {
-            return;
-        };
-        let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for entry in entries {
-            collect(&entry, out);
-        }
-    } else if path
-        .extension()
-        .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-        || out.is_empty()
-    {
-        out.push(path.to_path_buf());
-    }
-}
-
 fn main() {
     let mut files = Vec::new();
     for arg in std::env::args().skip(1) {
-        collect(Path::new(&arg), &mut files);
+        support::collect(Path::new(&arg), &["yaml", "yml", "json"], &mut files);
     }
     let (mut fast, mut fallback, mut whole, mut differ) = (0, 0, 0, 0);
     let mut reasons = std::collections::BTreeMap::<u32, usize>::new();
@@ -68,7 +51,8 @@ fn main() {
                                 continue;
                             }
                             if n != m
-                                || x.kind(i as u32).clone_debug() != y.kind(i as u32).clone_debug()
+                                || format!("{:?}", x.kind(i as u32))
+                                    != format!("{:?}", y.kind(i as u32))
                             {
                                 println!(
                                     "  node {i}: fast {n:?} {:?} / granit {m:?} {:?}",
@@ -112,14 +96,5 @@ fn main() {
     println!("documents given up, by line of kubegap-core/src/yaml/fast.rs: {reasons:?}");
     if differ > 0 {
         std::process::exit(1);
-    }
-}
-
-trait CloneDebug {
-    fn clone_debug(&self) -> String;
-}
-impl<T: std::fmt::Debug> CloneDebug for T {
-    fn clone_debug(&self) -> String {
-        format!("{self:?}")
     }
 }

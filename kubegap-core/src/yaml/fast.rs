@@ -458,24 +458,8 @@ impl<'t> Fast<'_, 't> {
             if self.at(q) != Some(b'\n') {
                 break;
             }
-            let mut line = q + 1;
-            let mut blanks = 0usize;
-            let next = loop {
-                let mut c = line;
-                while self.at(c) == Some(b' ') {
-                    c += 1;
-                }
-                match self.at(c) {
-                    Some(b'\n') => {
-                        blanks += 1;
-                        line = c + 1;
-                    }
-                    Some(b'\t') => return Err(Bail(line!())),
-                    Some(_) if (c - line) as i64 > parent => break Some(c),
-                    _ => break None,
-                }
-            };
-            let Some(c) = next else {
+            let (next, blanks) = self.skip_blank_lines(q + 1)?;
+            let Some((c, _)) = next.filter(|(_, col)| *col as i64 > parent) else {
                 break;
             };
             if self.b[c] == b'#' {
@@ -811,7 +795,21 @@ impl<'t> Fast<'_, 't> {
     /// The continuation of a quoted scalar from the line start `line`: the first character of
     /// the next non-blank line (indented more than `parent`) and how many blank lines came
     /// before it.
-    fn fold_lines(&self, mut line: usize, parent: i64) -> R<(usize, usize)> {
+    fn fold_lines(&self, line: usize, parent: i64) -> R<(usize, usize)> {
+        let (next, blanks) = self.skip_blank_lines(line)?;
+        let (c, col) = next.ok_or(Bail(line!()))?;
+        if col as i64 <= parent
+            || (col == 0 && matches!(self.b.get(c..c + 3), Some(b"---" | b"...")))
+        {
+            return Err(Bail(line!()));
+        }
+        Ok((c, blanks))
+    }
+
+    /// From the line start `line`, past blank lines: the first non-space byte of the next line
+    /// with its column (`None` at the end of the range), and how many blank lines came before
+    /// it. A tab in an indentation is left to granit-parser.
+    fn skip_blank_lines(&self, mut line: usize) -> R<(Option<(usize, usize)>, usize)> {
         let mut blanks = 0;
         loop {
             let mut c = line;
@@ -823,15 +821,9 @@ impl<'t> Fast<'_, 't> {
                     blanks += 1;
                     line = c + 1;
                 }
-                Some(b'\t') | None => return Err(Bail(line!())),
-                Some(_) => {
-                    if (c - line) as i64 <= parent
-                        || (c == line && matches!(self.b.get(c..c + 3), Some(b"---" | b"...")))
-                    {
-                        return Err(Bail(line!()));
-                    }
-                    return Ok((c, blanks));
-                }
+                Some(b'\t') => return Err(Bail(line!())),
+                Some(_) => return Ok((Some((c, c - line)), blanks)),
+                None => return Ok((None, blanks)),
             }
         }
     }
