@@ -177,16 +177,15 @@ pub fn node_path(doc: &Document, offset: u32) -> (Option<String>, Vec<Seg>) {
                     path.clear();
                 }
                 let mut next = None;
-                for kv in entries.chunks_exact(2) {
-                    let (k, v) = (&kv[0], &kv[1]);
-                    let key = doc.node(*k).as_str().unwrap_or("?").to_string();
-                    if contains(*k) {
+                for (k, v) in entries.pairs() {
+                    let key = doc.node(k).as_str().unwrap_or("?").to_string();
+                    if contains(k) {
                         path.push(Seg::Key(key));
                         break;
                     }
-                    if contains(*v) {
+                    if contains(v) {
                         path.push(Seg::Key(key));
-                        next = Some(*v);
+                        next = Some(v);
                         break;
                     }
                 }
@@ -196,17 +195,16 @@ pub fn node_path(doc: &Document, offset: u32) -> (Option<String>, Vec<Seg>) {
                 }
             }
             NodeKind::Seq(items) => {
-                let Some((i, item)) = items.iter().enumerate().find(|(_, id)| contains(**id))
-                else {
+                let Some((i, item)) = items.enumerate().find(|(_, id)| contains(*id)) else {
                     break;
                 };
                 let name = doc
-                    .node(*item)
+                    .node(item)
                     .get("name")
                     .and_then(|n| n.as_str())
                     .map(str::to_string);
                 path.push(Seg::Item(name, i));
-                cur = *item;
+                cur = item;
             }
             _ => break,
         }

@@ -4,8 +4,8 @@
 //! granit-parser gives exact byte spans for every key and value, comment events (for Helm's
 //! `# Source:`), nesting limits and per-document error recovery. The tree has the shape of
 //! rapidyaml's: one small [`Node`] per key, value or item in one exact-size array per document,
-//! the children of every collection as a contiguous range of one shared per-document array,
-//! and scalars as spans into the file's text, not copies. Only a scalar whose value differs
+//! in document order, a collection holding the id just past its subtree (so its children are
+//! found by skipping subtrees, with no list of children stored), and scalars as spans into the file's text, not copies. Only a scalar whose value differs
 //! from its source slice (escapes, folding, block scalars) has its value stored, in one side
 //! buffer per document. A [`Document`] holds its file's text (shared, [`Arc<str>`]) so that
 //! [`NodeRef::as_str`] needs nothing else. The tree keeps raw scalar text and style so kubegap
@@ -92,15 +92,15 @@ pub enum ScalarStyle {
 }
 
 /// A node's content, borrowed from its [`Document`] (see [`NodeRef::kind`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum NodeKind<'a> {
     /// A scalar with its value after escape processing and its style.
     Scalar(&'a str, ScalarStyle),
     /// A sequence: its items.
-    Seq(&'a [NodeId]),
-    /// A mapping: keys and values alternating (`[k0, v0, k1, v1, …]`), in source order,
-    /// duplicates kept.
-    Map(&'a [NodeId]),
+    Seq(Children<'a>),
+    /// A mapping: keys and values alternating (`k0, v0, k1, v1, …`), in source order,
+    /// duplicates kept (see [`Children::pairs`]).
+    Map(Children<'a>),
     /// An alias to an anchored node of the same document (`None` if the anchor was unknown).
     Alias(Option<NodeId>),
 }
@@ -156,9 +156,10 @@ impl Kind {
 /// (4.3 M nodes per 51 MB of `helm template` output).
 ///
 /// `a` means, by kind: a scalar read from its source slice `a == NONE`; a scalar with a stored
-/// value the `a`-th stored value of its document; a collection its children at
-/// `children[a + 1..]`, `children[a]` of them; an alias its target (`NONE` when the anchor was
-/// unknown).
+/// value the `a`-th stored value of its document; a collection the id just past its subtree
+/// (nodes are in document order, so its children are the nodes from its id + 1 to there,
+/// each subtree skipped in one step: no list of children is stored); an alias its target
+/// (`NONE` when the anchor was unknown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Node {
     /// Start byte offset in the file.
@@ -180,10 +181,8 @@ pub struct Document {
     text: Arc<str>,
     /// The nodes, in document order (a collection before its children), exact size.
     pub nodes: Box<[Node]>,
-    /// The kind of each node (kept apart so that a node is 16 bytes, not 20).
+    /// The kind of each node (kept apart so that a node is 12 bytes, not 16).
     kinds: Box<[Kind]>,
-    /// Children of every collection, each collection's a contiguous range after its count.
-    children: Box<[NodeId]>,
     /// Values of the scalars that differ from their source slice, concatenated.
     values: Box<str>,
     /// Where each stored value ends in `values` (it starts where the previous one ends).
@@ -253,7 +252,6 @@ impl Document {
     pub fn heap_size(&self) -> usize {
         std::mem::size_of_val(&*self.nodes)
             + self.kinds.len()
-            + std::mem::size_of_val(&*self.children)
             + self.values.len()
             + std::mem::size_of_val(&*self.value_ends)
             + std::mem::size_of_val(&*self.duplicates)
@@ -274,8 +272,8 @@ impl Document {
         let n = &self.nodes[id as usize];
         let kind = self.kinds[id as usize];
         match kind {
-            Kind::Seq => NodeKind::Seq(self.children_of(n)),
-            Kind::Map => NodeKind::Map(self.children_of(n)),
+            Kind::Seq => NodeKind::Seq(self.children_of(id)),
+            Kind::Map => NodeKind::Map(self.children_of(id)),
             Kind::Alias => NodeKind::Alias((n.a != NONE).then_some(n.a)),
             scalar => NodeKind::Scalar(
                 scalar_text(&self.text, &self.values, &self.value_ends, n, kind),
@@ -284,17 +282,63 @@ impl Document {
         }
     }
 
-    fn children_of(&self, n: &Node) -> &[NodeId] {
-        children_at(&self.children, n.a)
+    /// The children of the collection `id`.
+    #[inline]
+    fn children_of(&self, id: NodeId) -> Children<'_> {
+        let end = self.nodes.get(id as usize).map_or(0, |n| n.a);
+        Children {
+            nodes: &self.nodes,
+            kinds: &self.kinds,
+            next: id.saturating_add(1),
+            end: end.min(u32::try_from(self.nodes.len()).unwrap_or(NONE)),
+        }
     }
 }
 
-/// The children of the collection whose children start at `children[at]` (their count).
-#[inline]
-fn children_at(children: &[NodeId], at: u32) -> &[NodeId] {
-    let first = at as usize + 1;
-    let count = children.get(at as usize).copied().unwrap_or(0) as usize;
-    children.get(first..first + count).unwrap_or(&[])
+/// The children of a collection, in source order: each child's id, its subtree skipped.
+#[derive(Clone, Debug)]
+pub struct Children<'a> {
+    nodes: &'a [Node],
+    kinds: &'a [Kind],
+    next: NodeId,
+    end: NodeId,
+}
+
+impl<'a> Children<'a> {
+    /// No children at all.
+    const EMPTY: Children<'static> = Children {
+        nodes: &[],
+        kinds: &[],
+        next: 0,
+        end: 0,
+    };
+
+    /// A mapping's children as (key, value) pairs (a trailing key without a value, which a
+    /// well-formed event stream never gives, is left out).
+    pub fn pairs(self) -> impl Iterator<Item = (NodeId, NodeId)> + 'a {
+        let mut it = self;
+        std::iter::from_fn(move || Some((it.next()?, it.next()?)))
+    }
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+
+    #[inline]
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = self.next;
+        let i = id as usize;
+        // A collection's `a` is the id past its subtree (always past its own id); any other
+        // node is one node.
+        self.next = match self.kinds.get(i) {
+            Some(Kind::Seq | Kind::Map) => self.nodes.get(i).map_or(NONE, |n| n.a.max(id + 1)),
+            _ => id + 1,
+        };
+        Some(id)
+    }
 }
 
 /// The value of a scalar node: its source slice (without quotes) or its stored value.
@@ -420,21 +464,20 @@ impl<'a> NodeRef<'a> {
     }
 
     /// Children of a collection of `kind` (after resolving aliases); empty for anything else.
-    fn children(&self, kind: Kind) -> &'a [NodeId] {
+    #[inline]
+    fn children(&self, kind: Kind) -> Children<'a> {
         let r = self.resolve();
         if r.raw_kind() == kind {
-            r.doc.children_of(r.raw())
+            r.doc.children_of(r.id)
         } else {
-            &[]
+            Children::EMPTY
         }
     }
 
     /// Items of a sequence (after resolving aliases); empty for anything else.
     pub fn items(&self) -> impl Iterator<Item = NodeRef<'a>> + 'a {
         let doc = self.doc;
-        self.children(Kind::Seq)
-            .iter()
-            .map(move |id| NodeRef { doc, id: *id })
+        self.children(Kind::Seq).map(move |id| NodeRef { doc, id })
     }
 
     /// Explicit entries of a mapping as (key, value), in source order. Merge keys (`<<`) are
@@ -442,8 +485,8 @@ impl<'a> NodeRef<'a> {
     pub fn own_entries(&self) -> impl Iterator<Item = (NodeRef<'a>, NodeRef<'a>)> + 'a {
         let doc = self.doc;
         self.children(Kind::Map)
-            .chunks_exact(2)
-            .map(move |kv| (NodeRef { doc, id: kv[0] }, NodeRef { doc, id: kv[1] }))
+            .pairs()
+            .map(move |(k, v)| (NodeRef { doc, id: k }, NodeRef { doc, id: v }))
     }
 
     /// Entries of a mapping including those merged with `<<` (explicit keys win), bounded.
@@ -515,8 +558,7 @@ impl<'a> NodeRef<'a> {
         // override explicit ones).
         let mut has_merge = false;
         let text = doc.text.as_bytes();
-        for kv in pairs.chunks_exact(2) {
-            let id = kv[0];
+        for (id, value) in pairs.clone().pairs() {
             let kind = doc.kinds[id as usize];
             let n = &doc.nodes[id as usize];
             // A key read from its source slice (nearly all keys): compare lengths before bytes.
@@ -527,7 +569,7 @@ impl<'a> NodeRef<'a> {
                 let to = (n.end as usize).saturating_sub(q);
                 let len = to.saturating_sub(from);
                 if len == key.len() && text.get(from..to) == Some(key.as_bytes()) {
-                    return Some((NodeRef { doc, id }, NodeRef { doc, id: kv[1] }));
+                    return Some((NodeRef { doc, id }, NodeRef { doc, id: value }));
                 }
                 if len == 2 && kind == Kind::Plain && text.get(from..to) == Some(b"<<") {
                     has_merge = true;
@@ -536,7 +578,7 @@ impl<'a> NodeRef<'a> {
             }
             let k = NodeRef { doc, id };
             match k.as_str() {
-                Some(s) if s == key => return Some((k, NodeRef { doc, id: kv[1] })),
+                Some(s) if s == key => return Some((k, NodeRef { doc, id: value })),
                 Some("<<") if k.is_plain() => has_merge = true,
                 _ => {}
             }
@@ -544,12 +586,12 @@ impl<'a> NodeRef<'a> {
         if !has_merge {
             return None;
         }
-        for kv in pairs.chunks_exact(2) {
-            let k = NodeRef { doc, id: kv[0] };
+        for (key_id, value) in pairs.pairs() {
+            let k = NodeRef { doc, id: key_id };
             if k.as_str() != Some("<<") || !k.is_plain() {
                 continue;
             }
-            let m = NodeRef { doc, id: kv[1] }.resolve();
+            let m = NodeRef { doc, id: value }.resolve();
             if m.is_map() {
                 if let Some(found) = m.get_entry_depth(key, depth + 1, budget) {
                     return Some(found);
@@ -619,7 +661,6 @@ struct Builder<'t> {
     origin: Option<Span>,
     nodes: Vec<Node>,
     kinds: Vec<Kind>,
-    children: Vec<NodeId>,
     values: String,
     value_ends: Vec<u32>,
     /// Children of the open collections, innermost last.
@@ -646,7 +687,6 @@ impl<'t> Builder<'t> {
             origin: None,
             nodes: Vec::new(),
             kinds: Vec::new(),
-            children: Vec::new(),
             values: String::new(),
             value_ends: Vec::new(),
             pending: Vec::new(),
@@ -673,7 +713,6 @@ impl<'t> Builder<'t> {
         self.origin = None;
         self.nodes.clear();
         self.kinds.clear();
-        self.children.clear();
         self.values.clear();
         self.value_ends.clear();
         self.pending.clear();
@@ -795,12 +834,9 @@ impl<'t> Builder<'t> {
         if is_map {
             self.find_duplicates(frame.base);
         }
-        let at = u32::try_from(self.children.len()).unwrap_or(NONE);
-        let count = u32::try_from(self.pending.len() - frame.base).unwrap_or(0);
-        self.children.push(count);
-        self.children.extend_from_slice(&self.pending[frame.base..]);
         self.pending.truncate(frame.base);
-        self.nodes[id].a = at;
+        // Its subtree is every node pushed since it opened.
+        self.nodes[id].a = u32::try_from(self.nodes.len()).unwrap_or(NONE);
     }
 
     /// Records keys of the mapping whose entries are `pending[base..]` that repeat an earlier
@@ -866,7 +902,6 @@ impl<'t> Builder<'t> {
             text: Arc::clone(self.text),
             nodes: self.nodes.as_slice().into(),
             kinds: self.kinds.as_slice().into(),
-            children: self.children.as_slice().into(),
             values: self.values.as_str().into(),
             value_ends: self.value_ends.as_slice().into(),
             root: self.root,

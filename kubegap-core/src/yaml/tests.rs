@@ -271,16 +271,24 @@ fn documents_share_the_text_and_keep_no_spare_capacity() {
     for doc in &docs {
         assert!(Arc::ptr_eq(doc.text(), &text));
     }
-    // One node per key, value and item; children ranges in one array, each after its count.
+    // One node per key, value and item, in document order; a collection holds the id past
+    // its subtree.
     assert_eq!(docs[0].nodes.len(), 8);
     assert_eq!(docs[0].kinds.len(), 8);
-    assert_eq!(docs[0].children.len(), (1 + 2) + (1 + 3) + (1 + 2));
+    let subtree_ends: Vec<u32> = docs[0]
+        .nodes
+        .iter()
+        .zip(docs[0].kinds.iter())
+        .filter(|(_, k)| matches!(k, Kind::Seq | Kind::Map))
+        .map(|(n, _)| n.a)
+        .collect();
+    assert_eq!(subtree_ends, [8, 8, 8]);
     assert_eq!(std::mem::size_of::<Node>(), 12);
     let a = docs[0].root().unwrap().get("a").unwrap();
     let items: Vec<_> = a.items().collect();
     assert_eq!(items.len(), 3);
     assert_eq!(items[2].str_at(&["b"]), Some("c"));
-    assert!(matches!(a.kind(), NodeKind::Seq(ids) if ids.len() == 3));
+    assert!(matches!(a.kind(), NodeKind::Seq(ids) if ids.clone().count() == 3));
     assert!(matches!(
         items[0].kind(),
         NodeKind::Scalar("1", ScalarStyle::Plain)
