@@ -215,7 +215,7 @@ pub fn apply(report: &mut Report, documents: &[Document], chart: Option<&Path>) 
         let (_, path) = node_path(doc, span.start);
         let template = report.files.get(id);
         let (line, col, len, exact) = walk(&template.text, &path);
-        let line_start = template.line_starts().get(line).copied().unwrap_or(0) as usize;
+        let line_start = template.line_start(line).unwrap_or(0) as usize;
         let start = line_start + col;
         let f = &mut report.findings[i];
         f.labels.push(Label {

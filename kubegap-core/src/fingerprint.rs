@@ -261,13 +261,8 @@ fn identity(doc: &Document, map: u32) -> Option<String> {
 
 /// The trimmed text of the line at `offset`, whitespace runs collapsed.
 fn line_text(file: &SourceFile, offset: u32) -> String {
-    let starts = file.line_starts();
     let line = file.line_index(offset);
-    let start = starts[line] as usize;
-    let end = starts
-        .get(line + 1)
-        .map_or(file.text.len(), |e| *e as usize);
-    collapse(file.text.get(start..end).unwrap_or(""))
+    collapse(file.text.get(file.line_range(line)).unwrap_or(""))
 }
 
 fn collapse(text: &str) -> String {
@@ -276,13 +271,10 @@ fn collapse(text: &str) -> String {
 
 /// haproxy.cfg: `section header > directive`.
 fn haproxy_place(file: &SourceFile, offset: u32) -> String {
-    let starts = file.line_starts();
     let line = file.line_index(offset);
     let own = line_text(file, offset);
     for i in (0..=line).rev() {
-        let start = starts[i] as usize;
-        let end = starts.get(i + 1).map_or(file.text.len(), |e| *e as usize);
-        let text = file.text.get(start..end).unwrap_or("");
+        let text = file.text.get(file.line_range(i)).unwrap_or("");
         let first = text.split_whitespace().next().unwrap_or("");
         if matches!(
             first,

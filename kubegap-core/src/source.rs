@@ -93,7 +93,22 @@ pub struct SourceFile {
     pub text: Arc<str>,
     /// The kind of configuration.
     pub kind: FileKind,
-    line_starts: Vec<u32>,
+    /// The start of every [`LINE_STRIDE`]-th line (the others are found from the nearest one
+    /// before them): 1/32 of a full index, which is 7 MB for a 51 MB stream.
+    line_samples: Box<[u32]>,
+    /// Number of lines.
+    lines: usize,
+}
+
+/// One line start in this many is kept in a [`SourceFile`]'s line index.
+const LINE_STRIDE: usize = 32;
+
+/// Where each line break of `bytes` ends (the next line's start), in order. LF, CRLF and a lone
+/// CR (old Mac line ends, which YAML reads as line breaks) each end a line.
+fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(move |&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
+        .map(|i| i + 1)
 }
 
 impl SourceFile {
@@ -104,44 +119,89 @@ impl SourceFile {
         text: String,
         kind: FileKind,
     ) -> SourceFile {
-        // LF, CRLF and a lone CR (old Mac line ends, which YAML reads as line breaks) each end
-        // a line.
-        let mut line_starts = vec![0u32];
-        let bytes = text.as_bytes();
-        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
-                line_starts.push(u32::try_from(i + 1).unwrap_or(u32::MAX));
+        let mut line_samples = vec![0u32];
+        let mut lines = 1;
+        for start in line_ends(text.as_bytes()) {
+            if lines % LINE_STRIDE == 0 {
+                line_samples.push(u32::try_from(start).unwrap_or(u32::MAX));
             }
+            lines += 1;
         }
-        // Kept for the whole run: no spare capacity.
-        line_starts.shrink_to_fit();
         SourceFile {
             name: name.into(),
             path,
             text: Arc::from(text),
             kind,
-            line_starts,
+            // Kept for the whole run: no spare capacity.
+            line_samples: line_samples.into_boxed_slice(),
+            lines,
         }
     }
 
-    /// Byte offsets at which lines start.
-    pub fn line_starts(&self) -> &[u32] {
-        &self.line_starts
+    /// Number of lines (a file without a line break has one; a final line break starts an
+    /// empty last line).
+    pub fn line_count(&self) -> usize {
+        self.lines
     }
 
-    /// 0-based line index of a byte offset.
+    /// The byte offset at which the 0-based line `line` starts, `None` past the last line.
+    pub fn line_start(&self, line: usize) -> Option<u32> {
+        if line >= self.lines {
+            return None;
+        }
+        let sample = *self.line_samples.get(line / LINE_STRIDE)?;
+        let skip = line % LINE_STRIDE;
+        if skip == 0 {
+            return Some(sample);
+        }
+        let bytes = self.text.as_bytes().get(sample as usize..)?;
+        let start = line_ends(bytes).nth(skip - 1)?;
+        u32::try_from(sample as usize + start).ok()
+    }
+
+    /// The byte range of the 0-based line `line`, its line break included (empty past the
+    /// last line).
+    pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+        let len = self.text.len();
+        let Some(start) = self.line_start(line) else {
+            return len..len;
+        };
+        let start = start as usize;
+        let end = self
+            .text
+            .as_bytes()
+            .get(start..)
+            .and_then(|rest| line_ends(rest).next())
+            .map_or(len, |e| start + e);
+        start..end
+    }
+
+    /// 0-based line index of a byte offset (the last line for an offset past the end).
     pub fn line_index(&self, offset: u32) -> usize {
-        match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        }
+        let j = self
+            .line_samples
+            .partition_point(|s| *s <= offset)
+            .saturating_sub(1);
+        let from = self.line_samples.get(j).copied().unwrap_or(0) as usize;
+        let to = (offset as usize).min(self.text.len());
+        // Line breaks before `offset`: a CR right before `offset` whose LF is at `offset` is
+        // not a break yet, exactly as with a full list of line starts.
+        let breaks = match self.text.as_bytes().get(from..to) {
+            Some(gap) => memchr::memchr2_iter(b'\n', b'\r', gap)
+                .filter(|&i| {
+                    gap[i] == b'\n' || self.text.as_bytes().get(from + i + 1) != Some(&b'\n')
+                })
+                .count(),
+            None => 0,
+        };
+        (j * LINE_STRIDE + breaks).min(self.lines - 1)
     }
 
     /// 1-based line and character column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: u32) -> LineCol {
         let offset = (offset as usize).min(self.text.len());
         let line = self.line_index(offset as u32);
-        let start = self.line_starts[line] as usize;
+        let start = self.line_start(line).unwrap_or(0) as usize;
         let mut end = offset;
         while end > start && !self.text.is_char_boundary(end) {
             end -= 1;
@@ -244,7 +304,63 @@ mod tests {
             let f = SourceFile::new("t", None, text.clone(), FileKind::Yaml);
             let x = text.find('x').unwrap() as u32;
             assert_eq!(f.line_col(x), LineCol { line: 3, column: 6 }, "{eol:?}");
-            assert_eq!(f.line_starts().len(), 3, "{eol:?}");
+            assert_eq!(f.line_count(), 3, "{eol:?}");
+        }
+    }
+
+    /// Every line start, the way the index was built before it kept one in [`LINE_STRIDE`].
+    fn full_index(text: &str) -> Vec<usize> {
+        std::iter::once(0)
+            .chain(line_ends(text.as_bytes()))
+            .collect()
+    }
+
+    fn check_against_full_index(text: &str) {
+        let f = SourceFile::new("t", None, text.to_string(), FileKind::Yaml);
+        let starts = full_index(text);
+        assert_eq!(f.line_count(), starts.len());
+        for (i, s) in starts.iter().enumerate() {
+            assert_eq!(f.line_start(i), Some(*s as u32), "line {i}");
+            let end = starts.get(i + 1).copied().unwrap_or(text.len());
+            assert_eq!(f.line_range(i), *s..end, "line {i}");
+        }
+        assert_eq!(f.line_start(starts.len()), None);
+        for offset in 0..=text.len() + 2 {
+            let expected = match starts.binary_search(&offset) {
+                Ok(i) => i,
+                Err(i) => i - 1,
+            };
+            assert_eq!(f.line_index(offset as u32), expected, "offset {offset}");
+        }
+    }
+
+    #[test]
+    fn the_sampled_line_index_agrees_with_a_full_one() {
+        // Around every multiple of the stride, with each kind of line end, CRLF split by a
+        // sample, empty lines and a final line with and without a break.
+        for eol in ["\n", "\r\n", "\r"] {
+            for lines in [1, 2, 31, 32, 33, 63, 64, 65, 100] {
+                for last in ["", "x"] {
+                    let mut text = String::new();
+                    for i in 0..lines {
+                        text.push_str(&"é".repeat(i % 3));
+                        text.push_str(eol);
+                    }
+                    text.push_str(last);
+                    check_against_full_index(&text);
+                }
+            }
+        }
+        check_against_full_index("");
+        check_against_full_index("\r\n\r\r\n\n\r");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_has_the_same_lines_as_with_a_full_index(
+            text in "[a\n\r\u{e9}]{0,300}"
+        ) {
+            check_against_full_index(&text);
         }
     }
 

@@ -161,18 +161,17 @@ fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) ->
         if !marked.contains(&id) {
             continue;
         }
-        let starts = file.line_starts();
         let scalars = values.get(&id).map_or(&[][..], Vec::as_slice);
         let ncomments = nginx_comments.get(&id).map_or(&[][..], Vec::as_slice);
         for (at, _) in file.text.match_indices(MARK) {
             let line = file.line_index(at as u32);
-            let line_start = starts[line] as usize;
+            let std::ops::Range {
+                start: line_start,
+                end: line_end,
+            } = file.line_range(line);
             if !in_comment(file.kind, &file.text, line_start, at, scalars, ncomments) {
                 continue;
             }
-            let line_end = starts
-                .get(line + 1)
-                .map_or(file.text.len(), |e| *e as usize);
             let rest_start = at + MARK.len();
             let rest = &file.text[rest_start..line_end];
             let ids: Vec<(String, Span)> = ids_of(rest)
@@ -182,9 +181,9 @@ fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) ->
                     (word.to_string(), Span::new(id, s, s + word.len()))
                 })
                 .collect();
-            let cover_end = starts
-                .get(line + 2)
-                .map_or(file.text.len(), |e| *e as usize);
+            let cover_end = file
+                .line_start(line + 2)
+                .map_or(file.text.len(), |e| e as usize);
             out.push(Directive {
                 used: vec![false; ids.len()],
                 ids,

@@ -33,9 +33,8 @@ impl<'a> IndexedSource<'a> {
         // kubegap's line index ends lines at a lone CR too: look at the first line end.
         let lone_cr = self
             .file
-            .line_starts()
-            .get(1)
-            .is_some_and(|&s| s > 0 && text.get(s as usize - 1) == Some(&b'\r'));
+            .line_start(1)
+            .is_some_and(|s| s > 0 && text.get(s as usize - 1) == Some(&b'\r'));
         if !lone_cr {
             return text;
         }
@@ -65,27 +64,29 @@ impl SourceCode for IndexedSource<'_> {
             return Err(MietteError::OutOfBounds);
         }
         let end = start + span.len();
-        let starts = self.file.line_starts();
-        let n_lines = starts.len();
+        let n_lines = self.file.line_count();
         let first = self.file.line_index(start as u32);
         let last = self
             .file
             .line_index(end.saturating_sub(1).max(start) as u32);
         let window_start = first.saturating_sub(before);
         let window_end = (last + after).min(n_lines - 1);
-        let data_end = if window_end + 1 < n_lines {
-            starts[window_end + 1] as usize
-        } else {
-            len
-        };
+        let data_end = self
+            .file
+            .line_start(window_end + 1)
+            .map_or(len, |s| s as usize);
         let (data_start, line, column) = if before == 0 {
-            let line_start = starts[first] as usize;
+            let line_start = self.file.line_start(first).unwrap_or(0) as usize;
             let column = String::from_utf8_lossy(&text[line_start..start])
                 .chars()
                 .count();
             (start, first, column)
         } else {
-            (starts[window_start] as usize, window_start, 0)
+            (
+                self.file.line_start(window_start).unwrap_or(0) as usize,
+                window_start,
+                0,
+            )
         };
         let data = &text[data_start..data_end.max(data_start)];
         Ok(Box::new(MietteSpanContents::new_named(
@@ -265,14 +266,9 @@ impl<'a> Shown<'a> {
 
 /// Whether every line a span touches is short enough to show.
 fn showable(file: &SourceFile, span: kubegap_core::Span) -> bool {
-    let starts = file.line_starts();
     let first = file.line_index(span.start);
     let last = file.line_index(span.end.max(span.start));
-    (first..=last).all(|i| {
-        let start = starts[i] as usize;
-        let end = starts.get(i + 1).map_or(file.text.len(), |e| *e as usize);
-        end - start <= MAX_SNIPPET_LINE
-    })
+    (first..=last).all(|i| file.line_range(i).len() <= MAX_SNIPPET_LINE)
 }
 
 /// `file:line:column` of a span, for findings whose lines are too long to show.
@@ -304,16 +300,16 @@ fn labels_of(
             LabeledSpan::new_with_span(label, span_of(span))
         }];
     }
-    let starts = file.line_starts();
     let line_end = |i: usize| {
-        let end = starts.get(i + 1).map_or(file.text.len(), |e| *e as usize);
-        let line = file.text.get(starts[i] as usize..end).unwrap_or("");
-        starts[i] as usize + line.trim_end().len()
+        let range = file.line_range(i);
+        let line = file.text.get(range.clone()).unwrap_or("");
+        range.start + line.trim_end().len()
     };
     let first_end = line_end(first).max(span.start as usize);
-    let last_line = file.text.get(starts[last] as usize..).unwrap_or("");
+    let last_line_start = file.line_start(last).unwrap_or(0) as usize;
+    let last_line = file.text.get(last_line_start..).unwrap_or("");
     let indent = last_line.len() - last_line.trim_start().len();
-    let last_start = (starts[last] as usize + indent).min(span.end as usize);
+    let last_start = (last_line_start + indent).min(span.end as usize);
     let range = format!("lines {}–{}", first + 1, last + 1);
     let head = Some(match text {
         Some(t) => format!("{t} ({range})"),

@@ -413,15 +413,10 @@ impl NginxConfig {
         let file = files.get(d.span.file);
         let full = d.full_span();
         let line = file.line_index(d.span.start);
-        let starts = file.line_starts();
         // From the start of the line above the block to the end of the block (or of its first
         // line, whichever is later). Comments are sorted by (file, offset).
-        let from = starts[line.saturating_sub(1)];
-        let to = starts
-            .get(line + 1)
-            .copied()
-            .unwrap_or(u32::MAX)
-            .max(full.end);
+        let from = file.line_start(line.saturating_sub(1)).unwrap_or(0);
+        let to = file.line_start(line + 1).unwrap_or(u32::MAX).max(full.end);
         let key = |c: &Comment| (c.span.file, c.span.start);
         let lo = self
             .comments
