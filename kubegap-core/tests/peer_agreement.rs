@@ -173,7 +173,7 @@ fn without_host_anti_affinity(path: &Path) -> Vec<String> {
             let anti = pod::host_anti_affinity(&graph, &docs, w);
             anti.required.is_empty() && !anti.preferred
         })
-        .map(|w| graph.objects[w.obj].kind.clone())
+        .map(|w| graph.objects[w.obj].kind.to_string())
         .collect();
     out.sort();
     out

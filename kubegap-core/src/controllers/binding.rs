@@ -126,7 +126,7 @@ pub(super) fn bind_ingress(
                     .annotation(*class_obj, "ingressclass.kubernetes.io/is-default-class")
                     .and_then(|(_, v)| v.as_str())
                     == Some("true");
-                default.then(|| graph.objects[*class_obj].name.clone())
+                default.then(|| graph.objects[*class_obj].name.to_string())
             })
         });
     let ns = graph.objects[obj].namespace.as_str();

@@ -9,6 +9,7 @@
 //! The report has one [`SourceMap`]: HEAD's files, then BASE's. Diff rules (the `diff-*`
 //! rules in `crate::rules`) report in that merged id space through [`Side::span`].
 
+use compact_str::CompactString;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::Settings;
@@ -234,7 +235,8 @@ fn match_objects(
         let o = &ws.graph.objects[id];
         (o.kind.clone(), o.namespace.clone(), o.name.clone())
     };
-    let mut base_by: BTreeMap<(String, String, String), Vec<ObjId>> = BTreeMap::new();
+    let mut base_by: BTreeMap<(CompactString, CompactString, CompactString), Vec<ObjId>> =
+        BTreeMap::new();
     for id in 0..base.graph.objects.len() {
         base_by.entry(key(base, id)).or_default().push(id);
     }
@@ -258,7 +260,7 @@ fn match_objects(
         .collect();
     // Helm origin: one unmatched object of a kind from one template on each side is the same
     // object under a release-dependent name.
-    type OriginKey = (String, String, String);
+    type OriginKey = (CompactString, CompactString, String);
     let by_origin = |ws: &Workspace, ids: &[ObjId]| {
         let mut m: BTreeMap<OriginKey, Vec<ObjId>> = BTreeMap::new();
         for id in ids {

@@ -120,7 +120,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             // (`app: web` vs `app.kubernetes.io/name: web`) is the likely intended target. Only
             // scanned in small inputs, so large streams stay linear.
             for (i, w) in cx.k8s.workloads.iter().enumerate() {
-                if &cx.obj(w.obj).namespace == ns
+                if cx.obj(w.obj).namespace == ns
                     && near(cx, service.obj, w.obj)
                     && service
                         .selector_labels
