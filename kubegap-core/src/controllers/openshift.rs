@@ -226,6 +226,6 @@ pub(super) fn route_settings(
         ping_interval: reader.declared_ms(obj, PING_INTERVAL_ANNOTATION),
         session_lifetime: reader.declared_ms(obj, SESSION_LIFETIME_ANNOTATION),
     };
-    route.lb = lb::for_controller_service(reader, controllers, controller);
+    route.lb = lb::for_controller_service(reader, controllers, controller).map(Box::new);
     route
 }
