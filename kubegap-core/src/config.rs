@@ -167,7 +167,7 @@ impl Settings {
         // A key written twice would silently drop one of its values (and an unknown key
         // inside it): the configuration is rejected instead, naming both lines.
         for doc in &docs {
-            for &(first, again) in &doc.duplicates {
+            for &(first, again) in doc.duplicates() {
                 let name = doc.node(again).as_str().unwrap_or_default().to_string();
                 errors.push(ConfigError {
                     line: line(doc.span(again)),

@@ -46,7 +46,7 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for doc in cx.documents {
-        for (first, dup) in &doc.duplicates {
+        for (first, dup) in doc.duplicates() {
             // A key may be any scalar of the input: quote a short excerpt only.
             let key = crate::finding::excerpt(doc.node(*dup).as_str().unwrap_or_default());
             sink.report(

@@ -196,10 +196,16 @@ pub struct Document {
     /// The span of `PATH` in the `# Source: PATH` comment of a Helm-rendered document (a span
     /// into the text, not a copy: a 100 MB stream has 180,000 of them).
     origin: Option<Span>,
-    /// Duplicate mapping keys: (first, duplicate) key nodes.
-    pub duplicates: Box<[(NodeId, NodeId)]>,
-    /// Tags written on nodes (e.g. `!!str`), rare in manifests, so kept aside.
-    pub tags: Box<[(NodeId, String)]>,
+    /// Duplicate keys and tags, rare in manifests: boxed apart (`None` when there are none), so
+    /// a document is 32 bytes smaller.
+    rare: Option<Box<Rare>>,
+}
+
+/// What few documents have.
+#[derive(Debug, PartialEq)]
+struct Rare {
+    duplicates: Box<[(NodeId, NodeId)]>,
+    tags: Box<[(NodeId, String)]>,
 }
 
 impl Document {
@@ -214,9 +220,19 @@ impl Document {
         self.origin
     }
 
+    /// Duplicate mapping keys: (first, duplicate) key nodes.
+    pub fn duplicates(&self) -> &[(NodeId, NodeId)] {
+        self.rare.as_ref().map_or(&[], |r| &r.duplicates)
+    }
+
+    /// Tags written on nodes (e.g. `!!str`).
+    pub fn tags(&self) -> &[(NodeId, String)] {
+        self.rare.as_ref().map_or(&[], |r| &r.tags)
+    }
+
     /// The tag written on a node, if any.
     pub fn tag(&self, id: NodeId) -> Option<&str> {
-        self.tags
+        self.tags()
             .iter()
             .find(|(n, _)| *n == id)
             .map(|(_, t)| t.as_str())
@@ -254,9 +270,13 @@ impl Document {
             + self.kinds.len()
             + self.values.len()
             + std::mem::size_of_val(&*self.value_ends)
-            + std::mem::size_of_val(&*self.duplicates)
             + self
-                .tags
+                .rare
+                .as_ref()
+                .map_or(0, |_| std::mem::size_of::<Rare>())
+            + std::mem::size_of_val(self.duplicates())
+            + self
+                .tags()
                 .iter()
                 .map(|(_, t)| std::mem::size_of::<(NodeId, String)>() + t.capacity())
                 .sum::<usize>()
@@ -895,7 +915,12 @@ impl<'t> Builder<'t> {
         while !self.stack.is_empty() {
             self.close(end);
         }
-        let tags = std::mem::take(&mut self.tags);
+        let rare = (!self.duplicates.is_empty() || !self.tags.is_empty()).then(|| {
+            Box::new(Rare {
+                duplicates: self.duplicates.as_slice().into(),
+                tags: std::mem::take(&mut self.tags).into_boxed_slice(),
+            })
+        });
         let doc = Document {
             file: self.file,
             index: self.index,
@@ -908,8 +933,7 @@ impl<'t> Builder<'t> {
             start: self.start,
             end,
             origin: self.origin.take(),
-            duplicates: self.duplicates.as_slice().into(),
-            tags: tags.into_boxed_slice(),
+            rare,
         };
         self.abort();
         Some(doc)

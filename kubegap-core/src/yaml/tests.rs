@@ -60,7 +60,7 @@ fn tab_after_colon_is_valid() {
 fn duplicates_are_recorded_with_both_positions() {
     let text = "a: 1\nb: 2\na: 3\n";
     let (docs, _) = parse_str(text);
-    let (first, dup) = docs[0].duplicates[0];
+    let (first, dup) = docs[0].duplicates()[0];
     assert_eq!(docs[0].span(first).start, 0);
     assert_eq!(docs[0].span(dup).start, 10);
 }
@@ -74,7 +74,7 @@ fn merge_keys_and_aliases() {
     assert_eq!(child.get("x").unwrap().as_i64(), Some(1));
     assert_eq!(child.get("y").unwrap().as_i64(), Some(3));
     assert_eq!(child.entries().len(), 2);
-    assert!(docs[0].duplicates.is_empty());
+    assert!(docs[0].duplicates().is_empty());
 }
 
 #[test]
@@ -307,7 +307,7 @@ fn duplicates_in_large_and_small_mappings() {
     assert!(errors.is_empty(), "{errors:?}");
     let doc = &docs[0];
     let dups: Vec<(&str, u32, u32)> = doc
-        .duplicates
+        .duplicates()
         .iter()
         .map(|(first, dup)| {
             (
