@@ -8,6 +8,7 @@ use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings};
 use crate::k8s::At;
 use crate::value::duration::Millis;
+use rayon::prelude::*;
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
 /// input: each product's file in `controllers/` owns its default.
@@ -121,113 +122,23 @@ pub fn chains(
         graph: cx.k8s,
         documents: cx.documents,
     };
-    for route in &model.routes {
-        let obj = cx.obj(route.obj);
-        // What sits in front of the controller: its cloud load balancer and/or file-config
-        // proxies that reach its Service; one front per way in.
-        let controller = route.controller.and_then(|i| model.controllers.get(i));
-        let controller_svcs: Vec<usize> = controller
-            .and_then(|c| cx.k8s.workload(c.obj))
-            .map(|w| cx.k8s.services_of(w).iter().map(|s| s.obj).collect())
-            .unwrap_or_default();
-        let mut fronts: Vec<Vec<Hop>> = Vec::new();
-        // A proxy with a WebSocket-only path to the controller carries this route's WebSockets
-        // there, and its other traffic elsewhere.
-        let reaching: Vec<&FileRoute<'_>> = file_routes
-            .iter()
-            .filter(|fr| {
-                controller_svcs.contains(&fr.service.obj)
-                    && controller_services.contains(&fr.service.obj)
-            })
-            .collect();
-        let want_ws = route.long_lived.is_some() && reaching.iter().any(|fr| fr.websocket);
-        let want_plain = route.long_lived.is_none() && reaching.iter().any(|fr| !fr.websocket);
-        for fr in reaching {
-            if (want_ws && !fr.websocket) || (want_plain && fr.websocket) {
-                continue;
+    // Routes are independent: their chains are built in parallel, a block of routes per task
+    // (one vector per block, not per route: fewer short-lived allocations among the chains,
+    // which live to the end of the run), and concatenated in route order, so the result does
+    // not depend on the thread count.
+    let blocks: Vec<Vec<Chain>> = model
+        .routes
+        .par_chunks(ROUTE_BLOCK)
+        .map(|block| {
+            let mut chains = Vec::new();
+            for route in block {
+                route_chains(cx, route, file_routes, controller_services, &mut chains);
             }
-            {
-                let mut front = outer_hops(cx);
-                front.push(fr.hop.clone());
-                fronts.push(front);
-            }
-        }
-        if fronts.is_empty() || route.lb.is_some() {
-            let mut front = outer_hops(cx);
-            if let Some(lb) = &route.lb {
-                front.push(lb_hop(cx, lb));
-            }
-            fronts.push(front);
-        }
-        if let Some(binding) = route.binding.as_ref() {
-            if !matches!(binding.product, Product::AwsAlb | Product::Gke) {
-                let hop = proxy_hop(cx, model, route, binding.product);
-                for front in &mut fronts {
-                    front.push(hop.clone());
-                }
-            }
-        }
-        // Backends: (service name node, port node, path).
-        let mut backends: Vec<(At, Option<At>, Option<String>)> = Vec::new();
-        // Ingresses and Routes are in object order: found by binary search (a scan per route
-        // was quadratic in the number of Ingresses).
-        let ingresses = &cx.k8s.ingresses;
-        let routes = &cx.k8s.routes;
-        let ingress = ingresses
-            .binary_search_by_key(&route.obj, |i| i.obj)
-            .ok()
-            .map(|i| &ingresses[i]);
-        if let Some(ingress) = ingress {
-            for b in &ingress.backends {
-                backends.push((b.service_name, b.port, b.path.clone()));
-            }
-        }
-        let found = routes
-            .binary_search_by_key(&route.obj, |r| r.obj)
-            .ok()
-            .map(|i| &routes[i]);
-        if let Some(r) = found {
-            if let Some(to) = r.to {
-                backends.push((to, r.target_port, None));
-            }
-        }
-        let long_lived = route.long_lived.as_ref().map(|l| l.reason.clone());
-        for (name_at, port_at, path) in backends {
-            let Some(name) = cx.node(name_at).as_str() else {
-                continue;
-            };
-            let Some(service) = cx.k8s.service_from(route.obj, &obj.namespace, name).found() else {
-                continue;
-            };
-            let port = match port_at.map(|p| cx.node(p)) {
-                Some(p) => match p.as_i64() {
-                    Some(n) => u16::try_from(n).map_or(PortRef::Unknown, PortRef::Number),
-                    None => p
-                        .as_str()
-                        .map_or(PortRef::Unknown, |s| PortRef::Name(s.to_string())),
-                },
-                None => PortRef::Unknown,
-            };
-            let route_name = format!(
-                "{} {}/{}{}",
-                obj.kind,
-                obj.namespace,
-                obj.name,
-                path.map(|p| format!(" {p}")).unwrap_or_default()
-            );
-            let end = RouteEnd {
-                route: super::Route::object(route_name),
-                anchor: cx.span(name_at),
-                object: Some(route.obj),
-                service,
-                port,
-                long_lived: long_lived.clone(),
-            };
-            for front in &fronts {
-                finish_chains(cx, &end, front, out);
-            }
-        }
-    }
+            chains
+        })
+        .collect();
+    out.reserve(blocks.iter().map(Vec::len).sum());
+    out.extend(blocks.into_iter().flatten());
     // LoadBalancer Services that do not front an ingress controller.
     for service in &cx.k8s.services {
         let Some(lb) = lb::for_service(&reader, service.obj) else {
@@ -249,5 +160,124 @@ pub fn chains(
             long_lived: None,
         };
         finish_chains(cx, &end, &front, out);
+    }
+}
+
+/// Routes per parallel task when building chains.
+const ROUTE_BLOCK: usize = 512;
+
+/// The chains of one Ingress or Route: one per way in (front) and backend.
+fn route_chains(
+    cx: &Stage<'_>,
+    route: &RouteSettings,
+    file_routes: &[FileRoute<'_>],
+    controller_services: &[usize],
+    out: &mut Vec<Chain>,
+) {
+    let model = cx.controllers;
+    let obj = cx.obj(route.obj);
+    // What sits in front of the controller: its cloud load balancer and/or file-config
+    // proxies that reach its Service; one front per way in.
+    let controller = route.controller.and_then(|i| model.controllers.get(i));
+    let controller_svcs: Vec<usize> = controller
+        .and_then(|c| cx.k8s.workload(c.obj))
+        .map(|w| cx.k8s.services_of(w).iter().map(|s| s.obj).collect())
+        .unwrap_or_default();
+    let mut fronts: Vec<Vec<Hop>> = Vec::new();
+    // A proxy with a WebSocket-only path to the controller carries this route's WebSockets
+    // there, and its other traffic elsewhere.
+    let reaching: Vec<&FileRoute<'_>> = file_routes
+        .iter()
+        .filter(|fr| {
+            controller_svcs.contains(&fr.service.obj)
+                && controller_services.contains(&fr.service.obj)
+        })
+        .collect();
+    let want_ws = route.long_lived.is_some() && reaching.iter().any(|fr| fr.websocket);
+    let want_plain = route.long_lived.is_none() && reaching.iter().any(|fr| !fr.websocket);
+    for fr in reaching {
+        if (want_ws && !fr.websocket) || (want_plain && fr.websocket) {
+            continue;
+        }
+        {
+            let mut front = outer_hops(cx);
+            front.push(fr.hop.clone());
+            fronts.push(front);
+        }
+    }
+    if fronts.is_empty() || route.lb.is_some() {
+        let mut front = outer_hops(cx);
+        if let Some(lb) = &route.lb {
+            front.push(lb_hop(cx, lb));
+        }
+        fronts.push(front);
+    }
+    if let Some(binding) = route.binding.as_ref() {
+        if !matches!(binding.product, Product::AwsAlb | Product::Gke) {
+            let hop = proxy_hop(cx, model, route, binding.product);
+            for front in &mut fronts {
+                front.push(hop.clone());
+            }
+        }
+    }
+    // Backends: (service name node, port node, path).
+    let mut backends: Vec<(At, Option<At>, Option<String>)> = Vec::new();
+    // Ingresses and Routes are in object order: found by binary search (a scan per route
+    // was quadratic in the number of Ingresses).
+    let ingresses = &cx.k8s.ingresses;
+    let routes = &cx.k8s.routes;
+    let ingress = ingresses
+        .binary_search_by_key(&route.obj, |i| i.obj)
+        .ok()
+        .map(|i| &ingresses[i]);
+    if let Some(ingress) = ingress {
+        for b in &ingress.backends {
+            backends.push((b.service_name, b.port, b.path.clone()));
+        }
+    }
+    let found = routes
+        .binary_search_by_key(&route.obj, |r| r.obj)
+        .ok()
+        .map(|i| &routes[i]);
+    if let Some(r) = found {
+        if let Some(to) = r.to {
+            backends.push((to, r.target_port, None));
+        }
+    }
+    let long_lived = route.long_lived.as_ref().map(|l| l.reason.clone());
+    for (name_at, port_at, path) in backends {
+        let Some(name) = cx.node(name_at).as_str() else {
+            continue;
+        };
+        let Some(service) = cx.k8s.service_from(route.obj, &obj.namespace, name).found() else {
+            continue;
+        };
+        let port = match port_at.map(|p| cx.node(p)) {
+            Some(p) => match p.as_i64() {
+                Some(n) => u16::try_from(n).map_or(PortRef::Unknown, PortRef::Number),
+                None => p
+                    .as_str()
+                    .map_or(PortRef::Unknown, |s| PortRef::Name(s.to_string())),
+            },
+            None => PortRef::Unknown,
+        };
+        let route_name = format!(
+            "{} {}/{}{}",
+            obj.kind,
+            obj.namespace,
+            obj.name,
+            path.map(|p| format!(" {p}")).unwrap_or_default()
+        );
+        let end = RouteEnd {
+            route: super::Route::object(route_name),
+            anchor: cx.span(name_at),
+            object: Some(route.obj),
+            service,
+            port,
+            long_lived: long_lived.clone(),
+        };
+        for front in &fronts {
+            finish_chains(cx, &end, front, out);
+        }
     }
 }
