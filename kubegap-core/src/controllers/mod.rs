@@ -33,6 +33,7 @@ use crate::k8s::{Graph, ObjId};
 use crate::source::Span;
 use crate::value::duration::Millis;
 use crate::yaml::{Document, NodeRef};
+use rayon::prelude::*;
 
 mod args;
 mod aws_alb;
@@ -250,32 +251,36 @@ impl Model {
     /// Builds the model: finds controllers, binds every Ingress and Route, resolves settings.
     pub fn build(graph: &Graph, documents: &[Document]) -> Model {
         let reader = Reader { graph, documents };
-        let mut model = Model {
-            controllers: find_controllers(&reader),
-            // At most one per Ingress and Route: no growth, no spare capacity kept to the end.
-            routes: Vec::with_capacity(graph.ingresses.len() + graph.routes.len()),
-        };
-        for ingress in &graph.ingresses {
-            if graph.objects[ingress.obj]
+        let controllers = find_controllers(&reader);
+        // Which Ingresses and Routes are routes (cheap, in graph order), then their settings,
+        // independent of one another: resolved in parallel into one exact-size vector, in that
+        // order whatever the thread count.
+        let ingresses = graph.ingresses.iter().filter_map(|ingress| {
+            // `ingresses.config.openshift.io/cluster` is cluster config, not a route.
+            let cluster_config = graph.objects[ingress.obj]
                 .api_version
-                .starts_with("config.openshift.io")
-            {
-                // `ingresses.config.openshift.io/cluster` is cluster config, not a route.
-                continue;
-            }
-            let route = ingress_settings(&reader, &model.controllers, ingress.obj);
-            model.routes.push(route);
-        }
-        for route in &graph.routes {
+                .starts_with("config.openshift.io");
+            (!cluster_config).then_some((ingress.obj, RouteKind::Ingress))
+        });
+        let openshift_routes = graph.routes.iter().filter_map(|route| {
             let api = graph.objects[route.obj].api_version.as_str();
-            if !(api.starts_with("route.openshift.io/") || api == "v1") {
-                // Knative and Gateway API also have a kind `Route`.
-                continue;
-            }
-            let settings = route_settings(&reader, &model.controllers, route.obj);
-            model.routes.push(settings);
+            // Knative and Gateway API also have a kind `Route`.
+            let openshift = api.starts_with("route.openshift.io/") || api == "v1";
+            openshift.then_some((route.obj, RouteKind::Route))
+        });
+        let wanted: Vec<(ObjId, RouteKind)> = ingresses.chain(openshift_routes).collect();
+        let mut routes: Vec<RouteSettings> = Vec::new();
+        wanted
+            .par_iter()
+            .map(|(obj, kind)| match kind {
+                RouteKind::Ingress => ingress_settings(&reader, &controllers, *obj),
+                RouteKind::Route => route_settings(&reader, &controllers, *obj),
+            })
+            .collect_into_vec(&mut routes);
+        Model {
+            controllers,
+            routes,
         }
-        model
     }
 
     /// The settings of a route by object id.
