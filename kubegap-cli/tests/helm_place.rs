@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{json, kubegap, root};
+use support::{json, kubegap, root, run_in};
 
 const STREAM: &str = "testdata/helm-chart/stream.yaml";
 const CHART: &str = "testdata/helm-chart/shop";
@@ -82,6 +82,35 @@ fn json_places_findings_on_template_lines_and_keeps_the_rendered_line() {
         .collect();
     assert_eq!(lines, vec![("<stdin>".into(), 18), ("<stdin>".into(), 29)]);
     assert!(v["findings"][0].get("rendered").is_none());
+}
+
+#[test]
+fn piped_from_inside_the_chart_the_templates_are_found_without_the_chart_name() {
+    // `helm template . | kubegap lint -` in the chart's directory: `shop/templates/x.yaml`
+    // is `templates/x.yaml` there (it holds a `Chart.yaml`); above it, `shop/…` directly.
+    let stream = std::fs::read(root().join(STREAM)).unwrap();
+    for (dir, prefix) in [(CHART, ""), ("testdata/helm-chart", "shop/")] {
+        let out = run_in(
+            &root().join(dir),
+            &["lint", "-", "--format", "json"],
+            Some(&stream),
+        );
+        let v = json(&out);
+        let files: Vec<&str> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["file"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            files,
+            [
+                format!("{prefix}templates/deployment.yaml"),
+                format!("{prefix}templates/service.yaml")
+            ],
+            "{dir}"
+        );
+    }
 }
 
 #[test]
