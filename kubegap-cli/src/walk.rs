@@ -235,6 +235,21 @@ fn refusal_text(refusal: &Refusal) -> String {
     }
 }
 
+/// Whether a walk reads this file, from its path alone: `Some(kind)` for a recognised name,
+/// `Some(None)` for `.cfg`/`.conf`, whose head tells (haproxy, nginx or neither), `None` for
+/// anything else.
+fn candidate(path: &Path) -> Option<Option<FileKind>> {
+    let by_name = kind::detect(path, None);
+    let needs_head = by_name.is_none()
+        && matches!(
+            path.extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                .as_deref(),
+            Some("cfg" | "conf")
+        );
+    (by_name.is_some() || needs_head).then_some(by_name)
+}
+
 /// The size of a regular file (`None`: not one, or gone).
 fn regular_size(path: &Path) -> Option<u64> {
     std::fs::metadata(path)
@@ -387,7 +402,20 @@ fn walk_dir(
     let mut found = found.into_inner().unwrap_or_default();
     // An entry before an error at the same path (the error of reading a directory comes
     // after the directory).
-    found.sort_by(|a, b| (&a.0, a.1.is_err()).cmp(&(&b.0, b.1.is_err())));
+    use rayon::prelude::*;
+    found.par_sort_by(|a, b| (&a.0, a.1.is_err()).cmp(&(&b.0, b.1.is_err())));
+    // Which files kubegap may read (from their names) and their sizes, looked up in parallel
+    // (one `stat` each); the budget below still admits them in path order.
+    let candidates: Vec<Option<(Option<FileKind>, Option<u64>)>> = found
+        .par_iter()
+        .map(|(_, entry)| match entry {
+            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                let by_name = candidate(entry.path())?;
+                Some((by_name, regular_size(entry.path())))
+            }
+            _ => None,
+        })
+        .collect();
     // Where the walk stopped (the memory budget): later symbolic links were never met.
     let mut stopped_at: Option<PathBuf> = None;
     enum Step {
@@ -397,7 +425,7 @@ fn walk_dir(
         Ready(Input),
     }
     let mut steps = Vec::new();
-    for (at, entry) in found {
+    for ((at, entry), candidate) in found.into_iter().zip(candidates) {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) if is_loop(&e) => {
@@ -411,23 +439,11 @@ fn walk_dir(
                 continue;
             }
         };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        let Some((by_name, size)) = candidate else {
             continue;
-        }
+        };
         let path = entry.path();
-        // Cheap path-only decision first; read the head only for ambiguous extensions.
-        let by_name = kind::detect(path, None);
-        let needs_head = by_name.is_none()
-            && matches!(
-                path.extension()
-                    .map(|e| e.to_string_lossy().to_ascii_lowercase())
-                    .as_deref(),
-                Some("cfg" | "conf")
-            );
-        if by_name.is_none() && !needs_head {
-            continue;
-        }
-        let admitted = match regular_size(path) {
+        let admitted = match size {
             Some(size) => admit_size(path, size, limits, budget).map(|()| None),
             // Not a regular file any more (replaced since the walk saw it): read as a stream,
             // bounded while read, here.
@@ -456,7 +472,6 @@ fn walk_dir(
     // recognises.
     let _ = forced_kind;
     let read: Vec<Option<Result<Input, String>>> = {
-        use rayon::prelude::*;
         steps
             .par_iter()
             .map(|step| {
