@@ -181,9 +181,15 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
             None => Key::Name(input.name.clone()),
         })
         .collect();
-    let mut seen = std::collections::BTreeSet::new();
-    let keep: Vec<bool> = keys.iter().map(|k| seen.insert(k)).collect();
-    drop(seen);
+    // The first of each key is kept: positions sorted by key (stable, in parallel: paths
+    // compare component by component), the first of every run of equal keys marked.
+    let mut by_key: Vec<usize> = (0..keys.len()).collect();
+    by_key.par_sort_by(|a, b| keys[*a].cmp(&keys[*b]));
+    let mut keep = vec![false; keys.len()];
+    for (n, i) in by_key.iter().enumerate() {
+        keep[*i] = n == 0 || keys[by_key[n - 1]] != keys[*i];
+    }
+    drop(by_key);
     let mut canonical = Vec::new();
     let inputs: Vec<Input> = inputs
         .into_iter()
