@@ -121,11 +121,13 @@ impl Places {
         documents: &[Document],
         names: impl IntoIterator<Item = (FileId, &'n str)>,
     ) -> Places {
+        use rayon::prelude::*;
+        let names: Vec<(FileId, &str)> = names.into_iter().collect();
         let files: Vec<(FileId, Vec<String>, String)> = names
-            .into_iter()
+            .par_iter()
             .map(|(id, name)| {
                 let (dir, base) = split(name);
-                (id, dir, base)
+                (*id, dir, base)
             })
             .collect();
         // Kustomization directories, and the directories each one references.
@@ -189,24 +191,34 @@ impl Places {
             .map(|(_, dir, _)| dir.clone())
             .collect();
         let chart_base = kdirs.len();
+        // Each file's place, in parallel (every file against every chart directory).
+        // (file, directory, tree, whether a kustomization lists it as a patch)
+        type Placed = (FileId, std::sync::Arc<[String]>, Option<usize>, bool);
+        let placed: Vec<Placed> = files
+            .into_par_iter()
+            .map(|(id, dir, base)| {
+                let chart = chart_dirs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| dir.starts_with(c))
+                    .min_by_key(|(_, c)| c.len())
+                    .map(|(i, _)| chart_base + i);
+                let tree = chart.or_else(|| {
+                    (0..=dir.len())
+                        .rev()
+                        .find_map(|n| tree_of_kdir.get(&dir[..n]).copied())
+                });
+                let mut path = dir.clone();
+                path.push(base);
+                let patch = patch_paths.contains(&path);
+                (id, dir.into(), tree, patch)
+            })
+            .collect();
         let mut out = Places::default();
-        for (id, dir, base) in &files {
-            let chart = chart_dirs
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| dir.starts_with(c))
-                .min_by_key(|(_, c)| c.len())
-                .map(|(i, _)| chart_base + i);
-            let tree = chart.or_else(|| {
-                (0..=dir.len())
-                    .rev()
-                    .find_map(|n| tree_of_kdir.get(&dir[..n]).copied())
-            });
-            out.files.insert(*id, (dir.clone().into(), tree));
-            let mut path = dir.clone();
-            path.push(base.clone());
-            if patch_paths.contains(&path) {
-                out.patches.insert(*id);
+        for (id, dir, tree, patch) in placed {
+            out.files.insert(id, (dir, tree));
+            if patch {
+                out.patches.insert(id);
             }
         }
         out
