@@ -721,11 +721,21 @@ impl Graph {
                 wanted.push((route.obj, to));
             }
         }
-        for (owner, at) in wanted {
-            let Some(name) = name_of(at) else { continue };
-            let ns = self.objects[owner].namespace.clone();
-            if let Lookup::Found(service, _) = self.service_from(owner, &ns, &name) {
-                refs.entry(service.obj).or_default().push((owner, at));
+        // Each reference resolved in parallel (the graph is read-only here), recorded in order.
+        let found: Vec<Option<ObjId>> = wanted
+            .par_iter()
+            .map(|(owner, at)| {
+                let name = name_of(*at)?;
+                let ns = &self.objects[*owner].namespace;
+                match self.service_from(*owner, ns, &name) {
+                    Lookup::Found(service, _) => Some(service.obj),
+                    _ => None,
+                }
+            })
+            .collect();
+        for ((owner, at), service) in wanted.into_iter().zip(found) {
+            if let Some(service) = service {
+                refs.entry(service).or_default().push((owner, at));
             }
         }
         self.backend_refs = refs;
@@ -754,63 +764,69 @@ impl Graph {
             }
         }
         let mut service_workloads: BTreeMap<ObjId, usize> = BTreeMap::new();
-        let mut selections: Vec<Vec<usize>> = Vec::new();
         // Services of a group: same namespace, selector and file (and so the same place),
-        // hence the same selected workloads; each group's services in input order.
+        // hence the same selected workloads; each group's services in input order. Groups are
+        // formed in order first; then each group's workloads are selected, in parallel.
         let mut group_services: Vec<Vec<usize>> = Vec::new();
         let mut groups: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
-        let mut service_near: BTreeMap<ObjId, Near> = BTreeMap::new();
         for (si, service) in self.services.iter().enumerate() {
             let o = &self.objects[service.obj];
-            let ns = o.namespace.as_str();
             if service.selector_labels.is_empty() {
                 continue;
             }
-            let key = (ns, &service.selector_labels, o.place.file);
-            if let Some(&g) = groups.get(&key) {
-                group_services[g].push(si);
-                service_workloads.insert(service.obj, g);
-                let first = &self.services[group_services[g][0]];
-                if let Some(near) = service_near.get(&first.obj).copied() {
-                    service_near.insert(service.obj, near);
-                }
-                continue;
-            }
-            // Candidates: workloads carrying the rarest selector pair set in the template
-            // (controller-set labels are on no template); then check all pairs.
-            let candidates = service
-                .selector_labels
-                .iter()
-                .filter(|(k, _)| !is_controller_label(k))
-                .map(|(k, v)| {
-                    by_label
-                        .get(&(ns, k.as_str(), v.as_str()))
-                        .map_or(&[][..], Vec::as_slice)
-                })
-                .min_by_key(|c| c.len())
-                .unwrap_or_else(|| by_namespace.get(ns).map_or(&[][..], Vec::as_slice));
-            let matching = candidates.iter().copied().filter(|wi| {
-                let w = &self.workloads[*wi];
-                let o = &self.objects[w.obj];
-                service.selector_labels.iter().all(|(k, v)| {
-                    if is_controller_label(k) {
-                        controller_label_matches(&o.kind, &o.name, k, v)
-                    } else {
-                        w.labels.get(k) == Some(v)
-                    }
-                })
+            let key = (o.namespace.as_str(), &service.selector_labels, o.place.file);
+            let g = *groups.entry(key).or_insert_with(|| {
+                group_services.push(Vec::new());
+                group_services.len() - 1
             });
-            let (mut selected, near) =
-                self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
-            selected.shrink_to_fit();
-            if let Some(near) = near {
-                service_near.insert(service.obj, near);
-            }
-            let g = selections.len();
-            selections.push(selected);
-            group_services.push(vec![si]);
-            groups.insert(key, g);
+            group_services[g].push(si);
             service_workloads.insert(service.obj, g);
+        }
+        drop(groups);
+        let selected: Vec<(Vec<usize>, Option<Near>)> = group_services
+            .par_iter()
+            .map(|members| {
+                let service = &self.services[members[0]];
+                let ns = self.objects[service.obj].namespace.as_str();
+                // Candidates: workloads carrying the rarest selector pair set in the template
+                // (controller-set labels are on no template); then check all pairs.
+                let candidates = service
+                    .selector_labels
+                    .iter()
+                    .filter(|(k, _)| !is_controller_label(k))
+                    .map(|(k, v)| {
+                        by_label
+                            .get(&(ns, k.as_str(), v.as_str()))
+                            .map_or(&[][..], Vec::as_slice)
+                    })
+                    .min_by_key(|c| c.len())
+                    .unwrap_or_else(|| by_namespace.get(ns).map_or(&[][..], Vec::as_slice));
+                let matching = candidates.iter().copied().filter(|wi| {
+                    let w = &self.workloads[*wi];
+                    let o = &self.objects[w.obj];
+                    service.selector_labels.iter().all(|(k, v)| {
+                        if is_controller_label(k) {
+                            controller_label_matches(&o.kind, &o.name, k, v)
+                        } else {
+                            w.labels.get(k) == Some(v)
+                        }
+                    })
+                });
+                let (mut selected, near) =
+                    self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
+                selected.shrink_to_fit();
+                (selected, near)
+            })
+            .collect();
+        let mut service_near: BTreeMap<ObjId, Near> = BTreeMap::new();
+        let mut selections: Vec<Vec<usize>> = Vec::with_capacity(selected.len());
+        for ((list, near), members) in selected.into_iter().zip(&group_services) {
+            if let Some(near) = near {
+                for si in members {
+                    service_near.insert(self.services[*si].obj, near);
+                }
+            }
+            selections.push(list);
         }
         // Workload → the groups selecting it (in order); workloads selected by the same groups
         // share one list of Services, merged in input order.
@@ -1357,16 +1373,25 @@ impl Graph {
     /// Resolves HPA targets and PDB selectors once (over the finished graph), so that rules
     /// asking per workload stay linear.
     fn index_scalers(&mut self) {
+        // Targets resolved in parallel, recorded in input order (the first HPA wins).
+        let hpa_targets: Vec<Option<ObjId>> = self
+            .hpas
+            .par_iter()
+            .map(|hpa| self.hpa_target(hpa).map(|w| w.obj))
+            .collect();
         let mut workload_hpa = BTreeMap::new();
-        for (i, hpa) in self.hpas.iter().enumerate() {
-            if let Some(workload) = self.hpa_target(hpa) {
-                workload_hpa.entry(workload.obj).or_insert(i);
+        for (i, target) in hpa_targets.into_iter().enumerate() {
+            if let Some(workload) = target {
+                workload_hpa.entry(workload).or_insert(i);
             }
         }
-        let mut workload_pdbs = std::collections::BTreeSet::new();
-        for pdb in &self.pdbs {
-            workload_pdbs.extend(self.pdb_targets(pdb).iter().map(|w| w.obj));
-        }
+        let pdb_targets: Vec<Vec<ObjId>> = self
+            .pdbs
+            .par_iter()
+            .map(|pdb| self.pdb_targets(pdb).iter().map(|w| w.obj).collect())
+            .collect();
+        let workload_pdbs: std::collections::BTreeSet<ObjId> =
+            pdb_targets.into_iter().flatten().collect();
         self.workload_hpa = workload_hpa;
         self.workload_pdbs = workload_pdbs;
     }
