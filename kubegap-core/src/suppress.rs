@@ -137,10 +137,14 @@ fn value_spans(
 
 /// Every `# kubegap-ignore:` comment of every file.
 fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) -> Vec<Directive> {
-    let marked: std::collections::BTreeSet<FileId> = files
-        .iter()
-        .filter(|(_, f)| f.text.contains(MARK))
-        .map(|(id, _)| id)
+    use rayon::prelude::*;
+    // Which files mention the marker at all: every byte of every file is searched, so in
+    // parallel over files, with a vectorised search.
+    let all: Vec<(FileId, &crate::SourceFile)> = files.iter().collect();
+    let marked: std::collections::BTreeSet<FileId> = all
+        .par_iter()
+        .filter(|(_, f)| memchr::memmem::find(f.text.as_bytes(), MARK.as_bytes()).is_some())
+        .map(|(id, _)| *id)
         .collect();
     if marked.is_empty() {
         return Vec::new();
@@ -199,51 +203,51 @@ fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) ->
 
 /// Every `kubegap.io/ignore` annotation of every object.
 fn annotations(files: &SourceMap, graph: &Graph, documents: &[Document]) -> Vec<Directive> {
-    let mut out = Vec::new();
-    for object in &graph.objects {
-        let node = documents[object.at.doc].node(object.at.node);
-        let Some(value) = node.path(&["metadata", "annotations", ANNOTATION]) else {
-            continue;
-        };
-        let Some(text) = value.as_str() else {
-            continue;
-        };
-        let vspan = value.span();
-        // Each id's own span where it appears literally in the source (plain and quoted values
-        // without escapes); the whole value otherwise.
-        let raw = files
-            .get(vspan.file)
-            .text
-            .get(vspan.start as usize..vspan.end as usize)
-            .unwrap_or("");
-        let mut from = 0;
-        let ids: Vec<(String, Span)> = text
-            .split(',')
-            .map(str::trim)
-            .filter(|w| !w.is_empty())
-            .map(|w| {
-                let span = match raw[from..].find(w) {
-                    Some(at) => {
-                        let start = vspan.start as usize + from + at;
-                        from += at + w.len();
-                        Span::new(vspan.file, start, start + w.len())
-                    }
-                    None => vspan,
-                };
-                (w.to_string(), span)
+    use rayon::prelude::*;
+    // Every object looked at in parallel (most have no such annotation), in object order.
+    graph
+        .objects
+        .par_iter()
+        .filter_map(|object| {
+            let node = documents[object.at.doc].node(object.at.node);
+            let value = node.path(&["metadata", "annotations", ANNOTATION])?;
+            let text = value.as_str()?;
+            let vspan = value.span();
+            // Each id's own span where it appears literally in the source (plain and quoted values
+            // without escapes); the whole value otherwise.
+            let raw = files
+                .get(vspan.file)
+                .text
+                .get(vspan.start as usize..vspan.end as usize)
+                .unwrap_or("");
+            let mut from = 0;
+            let ids: Vec<(String, Span)> = text
+                .split(',')
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .map(|w| {
+                    let span = match raw[from..].find(w) {
+                        Some(at) => {
+                            let start = vspan.start as usize + from + at;
+                            from += at + w.len();
+                            Span::new(vspan.file, start, start + w.len())
+                        }
+                        None => vspan,
+                    };
+                    (w.to_string(), span)
+                })
+                .collect();
+            let ospan = documents[object.at.doc].span(object.at.node);
+            Some(Directive {
+                used: vec![false; ids.len()],
+                ids,
+                span: vspan,
+                file: ospan.file,
+                cover: (ospan.start, ospan.end.max(ospan.start + 1)),
+                what: "annotation",
             })
-            .collect();
-        let ospan = documents[object.at.doc].span(object.at.node);
-        out.push(Directive {
-            used: vec![false; ids.len()],
-            ids,
-            span: vspan,
-            file: ospan.file,
-            cover: (ospan.start, ospan.end.max(ospan.start + 1)),
-            what: "annotation",
-        });
-    }
-    out
+        })
+        .collect()
 }
 
 /// Removes suppressed findings, adds `unknown-suppression` (and, when asked, `unused-suppression`)
