@@ -48,9 +48,9 @@ fn main() {
         .into_iter()
         .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
         .collect();
-    let texts: Vec<Arc<str>> = files
+    let texts: Vec<Arc<String>> = files
         .iter()
-        .map(|(_, b)| Arc::from(String::from_utf8_lossy(b).as_ref()))
+        .map(|(_, b)| Arc::new(String::from_utf8_lossy(b).into_owned()))
         .collect();
     let mb = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6;
     let (mut parse, mut graph, mut all) = (Vec::new(), Vec::new(), Vec::new());

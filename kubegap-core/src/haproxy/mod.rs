@@ -131,7 +131,7 @@ impl SectionKind {
 /// file, shared by all its lines.
 #[derive(Default, PartialEq, Eq)]
 struct LineText {
-    source: Arc<str>,
+    source: Arc<String>,
     words: Words,
 }
 
@@ -393,12 +393,12 @@ fn time_argument(section: SectionKind, line: &Line) -> Option<(usize, bool)> {
 /// Parses an haproxy.cfg. Never fails: problems are returned as [`ParseError`]s, and every
 /// other line is still read.
 pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
-    parse_shared(file, Arc::from(text))
+    parse_shared(file, Arc::new(text.to_string()))
 }
 
 /// [`parse`] of a file's shared text (`SourceFile::text`), which the model keeps instead of a
 /// copy of every word.
-pub fn parse_shared(file: FileId, text: Arc<str>) -> (HaproxyConfig, Vec<ParseError>) {
+pub fn parse_shared(file: FileId, text: Arc<String>) -> (HaproxyConfig, Vec<ParseError>) {
     // First every line's words, into one store shared by the lines; then the lines.
     let mut words = Words::default();
     // Per line with words: its first word and how many.

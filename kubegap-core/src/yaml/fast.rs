@@ -71,7 +71,7 @@ pub struct Coverage {
 
 struct Fast<'a, 't> {
     file: FileId,
-    text: &'t Arc<str>,
+    text: &'t Arc<String>,
     b: &'t [u8],
     hi: usize,
     builder: &'a mut Builder<'t>,
@@ -136,7 +136,7 @@ fn plain_bytes_at(b: &[u8], from: usize, to: usize) -> bool {
 /// has something the scanner does not cut around).
 pub(super) fn parse(
     file: FileId,
-    text: &Arc<str>,
+    text: &Arc<String>,
     lo: usize,
     hi: usize,
     coverage: &mut Coverage,
@@ -235,7 +235,7 @@ fn is_blank_or_end(b: Option<&u8>) -> bool {
 impl<'t> Fast<'_, 't> {
     /// `text[a..b]`, borrowed from the text (not from the scanner).
     fn slice(&self, a: usize, b: usize) -> R<&'t str> {
-        let text: &'t Arc<str> = self.text;
+        let text: &'t Arc<String> = self.text;
         text.get(a..b).ok_or(Bail(line!()))
     }
 

@@ -7,7 +7,7 @@
 //! in document order, a collection holding the id just past its subtree (so its children are
 //! found by skipping subtrees, with no list of children stored), and scalars as spans into the file's text, not copies. Only a scalar whose value differs
 //! from its source slice (escapes, folding, block scalars) has its value stored, in one side
-//! buffer per document. A [`Document`] holds its file's text (shared, [`Arc<str>`]) so that
+//! buffer per document. A [`Document`] holds its file's text (shared, [`Arc<String>`]) so that
 //! [`NodeRef::as_str`] needs nothing else. The tree keeps raw scalar text and style so kubegap
 //! decides typing; aliases stay links (never expanded, so alias bombs cost nothing); duplicate
 //! keys are recorded with both positions; every walk over it is iterative or depth-bounded.
@@ -36,40 +36,40 @@ const ALIAS_HOPS: usize = 16;
 /// would otherwise make a lookup exponential (a "billion laughs" of merge keys).
 const MERGE_BUDGET: usize = 1_000;
 
-/// Text that documents can hold: an [`Arc<str>`] (a [`crate::SourceFile`]'s text) is shared,
-/// anything else is copied once.
+/// Text that documents can hold: an [`Arc<String>`] (a [`crate::SourceFile`]'s text) is shared,
+/// a `String` is moved into one, and a borrowed text is copied once.
 pub trait SharedText {
-    /// The text as an [`Arc<str>`].
-    fn into_shared(self) -> Arc<str>;
+    /// The text as an [`Arc<String>`].
+    fn into_shared(self) -> Arc<String>;
 }
 
-impl SharedText for Arc<str> {
-    fn into_shared(self) -> Arc<str> {
+impl SharedText for Arc<String> {
+    fn into_shared(self) -> Arc<String> {
         self
     }
 }
 
-impl SharedText for &Arc<str> {
-    fn into_shared(self) -> Arc<str> {
+impl SharedText for &Arc<String> {
+    fn into_shared(self) -> Arc<String> {
         Arc::clone(self)
     }
 }
 
 impl SharedText for &str {
-    fn into_shared(self) -> Arc<str> {
-        Arc::from(self)
+    fn into_shared(self) -> Arc<String> {
+        Arc::new(self.to_string())
     }
 }
 
 impl SharedText for String {
-    fn into_shared(self) -> Arc<str> {
-        Arc::from(self)
+    fn into_shared(self) -> Arc<String> {
+        Arc::new(self)
     }
 }
 
 impl SharedText for &String {
-    fn into_shared(self) -> Arc<str> {
-        Arc::from(self.as_str())
+    fn into_shared(self) -> Arc<String> {
+        Arc::new(self.clone())
     }
 }
 
@@ -178,7 +178,7 @@ pub struct Document {
     pub index: u32,
     /// The text of the whole file (shared with the [`crate::SourceFile`] and every other
     /// document of the file): scalars are spans into it.
-    text: Arc<str>,
+    text: Arc<String>,
     /// The nodes, in document order (a collection before its children), exact size.
     pub nodes: Box<[Node]>,
     /// The kind of each node (kept apart so that a node is 12 bytes, not 16).
@@ -249,7 +249,7 @@ impl Document {
     }
 
     /// The text of the file the document is in.
-    pub fn text(&self) -> &Arc<str> {
+    pub fn text(&self) -> &Arc<String> {
         &self.text
     }
 
@@ -672,7 +672,7 @@ struct Frame {
 struct Builder<'t> {
     file: FileId,
     /// The whole file: offsets are absolute.
-    text: &'t Arc<str>,
+    text: &'t Arc<String>,
     /// Whether a document is open.
     open: bool,
     index: u32,
@@ -696,7 +696,7 @@ struct Builder<'t> {
 const SMALL_MAP: usize = 16;
 
 impl<'t> Builder<'t> {
-    fn new(file: FileId, text: &'t Arc<str>) -> Builder<'t> {
+    fn new(file: FileId, text: &'t Arc<String>) -> Builder<'t> {
         Builder {
             file,
             text,
@@ -973,10 +973,10 @@ const CHUNK_BYTES: usize = 2 << 20;
 /// Parses a YAML stream, in parallel chunks when it is large (a `helm template` stream on
 /// stdin is one file). The result is identical to [`parse`]: chunks are cut only at a `---`
 /// marker at column 0, which YAML forbids inside any scalar, so no document spans two chunks.
-/// The documents share `text` (pass the file's [`Arc<str>`] to avoid a copy).
+/// The documents share `text` (pass the file's [`Arc<String>`] to avoid a copy).
 pub fn parse_stream(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     use rayon::prelude::*;
-    let text: Arc<str> = text.into_shared();
+    let text: Arc<String> = text.into_shared();
     let cuts = chunk_starts(&text, CHUNK_BYTES);
     if cuts.len() <= 1 {
         return parse_range(file, &text, 0, text.len());
@@ -1071,14 +1071,14 @@ fn find_marker(bytes: &[u8], from: usize) -> Option<usize> {
 /// Parses a YAML stream into documents. Never fails: syntax errors become [`ParseError`]s and
 /// parsing resumes at the next document. The documents hold `text` (shared).
 pub fn parse(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
-    let text: Arc<str> = text.into_shared();
+    let text: Arc<String> = text.into_shared();
     parse_range(file, &text, 0, text.len())
 }
 
 /// Parses a YAML stream with granit-parser alone (no scanner of kubegap's own): the reference
 /// the scanner is compared with in tests, fuzzing and benchmarks. Same result as [`parse`].
 pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
-    let text: Arc<str> = text.into_shared();
+    let text: Arc<String> = text.into_shared();
     let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None);
     (docs, errors)
 }
@@ -1086,7 +1086,7 @@ pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, V
 /// How many documents of `text` kubegap's scanner reads itself and how many it leaves to
 /// granit-parser (for tests and benchmarks; [`parse`] does the same work).
 pub fn scanner_coverage(text: &str) -> fast::Coverage {
-    let text: Arc<str> = Arc::from(text);
+    let text: Arc<String> = Arc::new(text.to_string());
     let mut coverage = fast::Coverage::default();
     if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage).is_none() {
         coverage.whole = true;
@@ -1098,7 +1098,7 @@ pub fn scanner_coverage(text: &str) -> fast::Coverage {
 /// which leaves what it does not read to granit-parser (see [`fast`]).
 fn parse_range(
     file: FileId,
-    text: &Arc<str>,
+    text: &Arc<String>,
     lo: usize,
     hi: usize,
 ) -> (Vec<Document>, Vec<ParseError>) {
@@ -1118,7 +1118,7 @@ fn parse_range(
 /// documents were started (with errors or not).
 fn granit_range(
     file: FileId,
-    text: &Arc<str>,
+    text: &Arc<String>,
     lo: usize,
     hi: usize,
     index: u32,
