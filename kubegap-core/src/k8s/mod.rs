@@ -751,24 +751,44 @@ impl Graph {
     /// by (namespace, key, value), so that large streams stay linear instead of services ×
     /// workloads. Among the matching workloads, only the nearest are selected (see [`scope`]).
     fn link(&mut self) {
-        let mut by_label: BTreeMap<(&str, &str, &str), Vec<usize>> = BTreeMap::new();
         let mut by_namespace: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (i, w) in self.workloads.iter().enumerate() {
             let ns = self.objects[w.obj].namespace.as_str();
             by_namespace.entry(ns).or_default().push(i);
-            for (k, v) in &w.labels {
-                by_label
-                    .entry((ns, k.as_str(), v.as_str()))
-                    .or_default()
-                    .push(i);
+        }
+        // Workloads by (namespace, label key, value), each list in workload order: every pair
+        // listed and sorted in parallel, then grouped (inserting them one by one into the map
+        // was most of this function).
+        type LabelKey<'k> = (&'k str, &'k str, &'k str);
+        let mut pairs: Vec<(LabelKey<'_>, usize)> = self
+            .workloads
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, w)| {
+                let ns = self.objects[w.obj].namespace.as_str();
+                w.labels
+                    .iter()
+                    .map(move |(k, v)| ((ns, k.as_str(), v.as_str()), i))
+            })
+            .collect();
+        pairs.par_sort_unstable();
+        let mut grouped: Vec<(LabelKey<'_>, Vec<usize>)> = Vec::new();
+        for (key, i) in pairs {
+            match grouped.last_mut() {
+                Some((last, list)) if *last == key => list.push(i),
+                _ => grouped.push((key, vec![i])),
             }
         }
+        let by_label: BTreeMap<LabelKey<'_>, Vec<usize>> = grouped.into_iter().collect();
         let mut service_workloads: BTreeMap<ObjId, usize> = BTreeMap::new();
         // Services of a group: same namespace, selector and file (and so the same place),
         // hence the same selected workloads; each group's services in input order. Groups are
         // formed in order first; then each group's workloads are selected, in parallel.
         let mut group_services: Vec<Vec<usize>> = Vec::new();
-        let mut groups: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
+        // Hashed, not ordered: a lookup hashes the selector once instead of comparing it with
+        // a dozen others (group ids follow input order either way; the map is never iterated).
+        let mut groups: std::collections::HashMap<GroupKey<'_>, usize> =
+            std::collections::HashMap::with_capacity(self.services.len());
         for (si, service) in self.services.iter().enumerate() {
             let o = &self.objects[service.obj];
             if service.selector_labels.is_empty() {
@@ -1165,8 +1185,9 @@ impl Graph {
     /// objects with one key.
     fn sort_index(&mut self) {
         let mut index: Vec<ObjId> = (0..self.objects.len()).collect();
-        // Stable, so equal keys stay in input order, whatever the thread count.
-        index.par_sort_by(|a, b| self.key(*a).cmp(&self.key(*b)));
+        // Equal keys in input order (ids are unique, so the order is total), whatever the
+        // thread count.
+        index.par_sort_unstable_by(|a, b| self.key(*a).cmp(&self.key(*b)).then(a.cmp(b)));
         self.index = index;
     }
 
