@@ -46,6 +46,9 @@ struct Loader<'a> {
     settings: &'a Settings,
     /// Parsed files, by id.
     trees: BTreeMap<FileId, FileTree>,
+    /// The inputs, parsed in parallel before loading; moved to `trees` (their errors to
+    /// `errors`) when first used, so the errors keep the order of a sequential load.
+    preparsed: BTreeMap<FileId, (FileTree, Vec<ParseError>)>,
     /// Canonical path → file id, for every file with a path.
     by_path: BTreeMap<PathBuf, FileId>,
     /// Syntax errors, once per file.
@@ -153,10 +156,15 @@ pub fn load_all_canonical(
     dirs.par_sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
     dirs.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
     let roots = Roots::new(&settings.reads, dirs);
+    let preparsed: BTreeMap<FileId, (FileTree, Vec<ParseError>)> = mains
+        .par_iter()
+        .map(|id| (*id, parse_file(*id, &files.get(*id).text)))
+        .collect();
     let mut loader = Loader {
         files,
         settings,
         trees: BTreeMap::new(),
+        preparsed,
         by_path,
         errors: Vec::new(),
         include_errors: Vec::new(),
@@ -223,7 +231,10 @@ impl Loader<'_> {
     /// Parses a file once; later calls reuse the tree.
     fn tree(&mut self, file: FileId) -> &FileTree {
         if !self.trees.contains_key(&file) {
-            let (tree, errors) = parse_file(file, &self.files.get(file).text);
+            let (tree, errors) = match self.preparsed.remove(&file) {
+                Some(parsed) => parsed,
+                None => parse_file(file, &self.files.get(file).text),
+            };
             self.errors.extend(errors);
             self.trees.insert(file, tree);
         }
