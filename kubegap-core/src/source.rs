@@ -181,6 +181,10 @@ impl SourceFile {
         kind: FileKind,
     ) -> SourceFile {
         let (line_samples, lines) = sample_lines(text.as_bytes());
+        // A stream read to its end has up to twice its size in capacity (kept for the whole
+        // run): give back what it does not use (in place for a large one).
+        let mut text = text;
+        text.shrink_to_fit();
         SourceFile {
             name: name.into(),
             path,
