@@ -106,9 +106,7 @@ const LINE_STRIDE: usize = 32;
 /// Where each line break of `bytes` ends (the next line's start), in order. LF, CRLF and a lone
 /// CR (old Mac line ends, which YAML reads as line breaks) each end a line.
 fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memchr2_iter(b'\n', b'\r', bytes)
-        .filter(move |&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
-        .map(|i| i + 1)
+    line_ends_in(bytes, 0, bytes.len())
 }
 
 /// Files larger than this have their line index built in parallel, a block of this many bytes
@@ -246,13 +244,10 @@ impl SourceFile {
         let to = (offset as usize).min(self.text.len());
         // Line breaks before `offset`: a CR right before `offset` whose LF is at `offset` is
         // not a break yet, exactly as with a full list of line starts.
-        let breaks = match self.text.as_bytes().get(from..to) {
-            Some(gap) => memchr::memchr2_iter(b'\n', b'\r', gap)
-                .filter(|&i| {
-                    gap[i] == b'\n' || self.text.as_bytes().get(from + i + 1) != Some(&b'\n')
-                })
-                .count(),
-            None => 0,
+        let breaks = if from <= to {
+            line_ends_in(self.text.as_bytes(), from, to).count()
+        } else {
+            0
         };
         (j * LINE_STRIDE + breaks).min(self.lines - 1)
     }
