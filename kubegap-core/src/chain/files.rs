@@ -122,86 +122,121 @@ pub fn file_routes<'a>(cx: &Stage<'a>) -> Vec<FileRoute<'a>> {
         return out;
     }
     let targets = Targets::new(cx);
-    nginx_routes(cx, &targets, &mut out);
-    haproxy_routes(cx, &targets, &mut out);
+    // Each config's routes are found apart, in parallel (hundreds of configs in a monorepo),
+    // and kept in config order.
+    use rayon::prelude::*;
+    let nginx: Vec<Vec<FileRoute<'a>>> = cx
+        .nginx
+        .par_iter()
+        .map(|config| {
+            let mut routes = Vec::new();
+            nginx_routes(cx, &targets, config, &mut routes);
+            routes
+        })
+        .collect();
+    let haproxy: Vec<Vec<FileRoute<'a>>> = cx
+        .haproxy
+        .par_iter()
+        .map(|config| {
+            let mut routes = Vec::new();
+            haproxy_routes(cx, &targets, config, &mut routes);
+            routes
+        })
+        .collect();
+    out.reserve_exact(nginx.iter().chain(&haproxy).map(Vec::len).sum());
+    for routes in nginx.into_iter().chain(haproxy) {
+        out.extend(routes);
+    }
     out
 }
 
-fn nginx_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileRoute<'a>>) {
+fn nginx_routes<'a>(
+    cx: &Stage<'a>,
+    targets: &Targets<'a>,
+    config: &'a crate::nginx::NginxConfig,
+    out: &mut Vec<FileRoute<'a>>,
+) {
     let new_default = cx
         .settings
         .nginx_version
         .as_ref()
         .is_some_and(|v| v.at_least(&crate::nginx::HTTP11_DEFAULT_SINCE));
-    for config in cx.nginx {
-        let upstreams = config.upstreams();
-        let shutdown = config.worker_shutdown_timeout();
-        let websocket_locations: Vec<crate::nginx::DirectiveId> = config
-            .long_lived(cx.files)
-            .iter()
-            .map(|l| l.location)
-            .collect();
-        for pass in config.proxy_passes() {
-            let location = config
-                .enclosing(pass.directive, "location")
-                .or_else(|| config.enclosing(pass.directive, "server"));
-            let base = base_name(cx, pass.url_span);
-            let mut proxy = Hop::new(Layer::Proxy, format!("nginx ({base})"), Some(pass.url_span));
-            let keepalive = config.keepalive_timeout(location);
-            proxy.keepalive = Some(Value::of(&keepalive));
-            let read = config.proxy_read_timeout(location);
-            proxy.read_timeout = Some(Value::of(&read));
-            // After a reload, old workers keep open connections until `worker_shutdown_timeout`.
-            proxy.lifetime = shutdown.as_ref().map(Value::of);
-            // Upstream connections are pooled with `keepalive N` in the upstream block, or by
-            // default from nginx 1.29.7 on.
-            if let Some(upstream) = pass.upstream.and_then(|i| upstreams.get(i)) {
-                if upstream.keepalive.is_some() || new_default {
-                    let idle = config.upstream_keepalive_timeout(upstream.directive);
-                    let mut value = Value::of(&idle);
-                    if let Some(k) = upstream.keepalive {
-                        // A default points at the upstream's `keepalive` line.
-                        *value.source = value.source.implied_by("`keepalive`", config.get(k).span);
-                    }
-                    proxy.pool_idle = Some(value);
+    let upstreams = config.upstreams();
+    let shutdown = config.worker_shutdown_timeout();
+    let websocket_locations: Vec<crate::nginx::DirectiveId> = config
+        .long_lived(cx.files)
+        .iter()
+        .map(|l| l.location)
+        .collect();
+    for pass in config.proxy_passes() {
+        let location = config
+            .enclosing(pass.directive, "location")
+            .or_else(|| config.enclosing(pass.directive, "server"));
+        let base = base_name(cx, pass.url_span);
+        let mut proxy = Hop::new(Layer::Proxy, format!("nginx ({base})"), Some(pass.url_span));
+        let keepalive = config.keepalive_timeout(location);
+        proxy.keepalive = Some(Value::of(&keepalive));
+        let read = config.proxy_read_timeout(location);
+        proxy.read_timeout = Some(Value::of(&read));
+        // After a reload, old workers keep open connections until `worker_shutdown_timeout`.
+        proxy.lifetime = shutdown.as_ref().map(Value::of);
+        // Upstream connections are pooled with `keepalive N` in the upstream block, or by
+        // default from nginx 1.29.7 on.
+        if let Some(upstream) = pass.upstream.and_then(|i| upstreams.get(i)) {
+            if upstream.keepalive.is_some() || new_default {
+                let idle = config.upstream_keepalive_timeout(upstream.directive);
+                let mut value = Value::of(&idle);
+                if let Some(k) = upstream.keepalive {
+                    // A default points at the upstream's `keepalive` line.
+                    *value.source = value.source.implied_by("`keepalive`", config.get(k).span);
                 }
+                proxy.pool_idle = Some(value);
             }
-            for target in config.targets(&pass, &upstreams) {
-                if let Some((service, port)) =
-                    targets.resolve(cx, pass.url_span.file, &target.host, target.port)
-                {
-                    out.push(FileRoute {
-                        hop: proxy.clone(),
-                        route: Route {
-                            at: Some(pass.url_span),
-                            text: format!("proxy_pass {}", pass.url),
-                        },
-                        anchor: target.span,
-                        service,
-                        port,
-                        websocket: websocket_locations.iter().any(|l| Some(*l) == location),
-                    });
-                }
+        }
+        for target in config.targets(&pass, &upstreams) {
+            if let Some((service, port)) =
+                targets.resolve(cx, pass.url_span.file, &target.host, target.port)
+            {
+                out.push(FileRoute {
+                    hop: proxy.clone(),
+                    route: Route {
+                        at: Some(pass.url_span),
+                        text: format!("proxy_pass {}", pass.url),
+                    },
+                    anchor: target.span,
+                    service,
+                    port,
+                    websocket: websocket_locations.iter().any(|l| Some(*l) == location),
+                });
             }
         }
     }
 }
 
-fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileRoute<'a>>) {
-    for config in cx.haproxy {
-        let view = config.view(cx.settings.haproxy_version.as_ref());
-        let file = cx.files.get(config.file);
-        let base = file.base_name().to_string();
-        // Every reload cuts the old process's connections at `hard-stop-after`.
-        let hard_stop = view
-            .global_time("hard-stop-after")
-            .and_then(|(d, _)| match d.value {
-                DurationValue::Ms(ms) => Some(haproxy_value("hard-stop-after", ms, d.span)),
-                _ => None,
-            });
-        let websocket = view.websocket_proxies();
-        let backends: Vec<usize> = view.backends().map(|(i, _)| i).collect();
-        for backend in backends {
+fn haproxy_routes<'a>(
+    cx: &Stage<'a>,
+    targets: &Targets<'a>,
+    config: &'a crate::haproxy::HaproxyConfig,
+    out: &mut Vec<FileRoute<'a>>,
+) {
+    let view = config.view(cx.settings.haproxy_version.as_ref());
+    let file = cx.files.get(config.file);
+    let base = file.base_name().to_string();
+    // Every reload cuts the old process's connections at `hard-stop-after`.
+    let hard_stop = view
+        .global_time("hard-stop-after")
+        .and_then(|(d, _)| match d.value {
+            DurationValue::Ms(ms) => Some(haproxy_value("hard-stop-after", ms, d.span)),
+            _ => None,
+        });
+    let websocket = view.websocket_proxies();
+    let backends: Vec<usize> = view.backends().map(|(i, _)| i).collect();
+    // Backends in parallel (a generated haproxy.cfg has thousands), routes kept in order.
+    use rayon::prelude::*;
+    let routes: Vec<Vec<FileRoute<'a>>> = backends
+        .into_par_iter()
+        .map(|backend| {
+            let mut out = Vec::new();
             let servers = view.servers(backend);
             let defaults = view.default_servers(backend);
             for server in &servers {
@@ -264,7 +299,11 @@ fn haproxy_routes<'a>(cx: &Stage<'a>, targets: &Targets<'a>, out: &mut Vec<FileR
                     websocket: websocket.contains_key(&backend),
                 });
             }
-        }
+            out
+        })
+        .collect();
+    for r in routes {
+        out.extend(r);
     }
 }
 
