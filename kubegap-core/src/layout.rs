@@ -61,18 +61,19 @@ pub struct Layout {
     pub kustomized: BTreeSet<String>,
 }
 
-/// Caches which directories are charts and kustomizations.
+/// Caches which directories are charts and kustomizations, keyed by the bytes of the
+/// directory paths above the inputs (borrowed from them).
 #[derive(Default)]
-struct Dirs {
-    chart: HashMap<PathBuf, bool>,
-    kustomization: HashMap<PathBuf, Option<PathBuf>>,
+struct Dirs<'p> {
+    /// Whether the directory holds a `Chart.yaml`, and its kustomization file.
+    known: HashMap<&'p std::ffi::OsStr, (bool, Option<PathBuf>)>,
 }
 
-impl Dirs {
+impl<'p> Dirs<'p> {
     /// Whether `dir` holds a `Chart.yaml` (looked up now if [`Dirs::prefetch`] did not).
     fn is_chart(&self, dir: &Path) -> bool {
-        match self.chart.get(dir) {
-            Some(&known) => known,
+        match self.known.get(dir.as_os_str()) {
+            Some(&(known, _)) => known,
             None => join(dir, CHART_FILE).is_file(),
         }
     }
@@ -80,33 +81,42 @@ impl Dirs {
     /// Looks up every directory above `paths` at once, in parallel (two to four `stat` calls
     /// each, over thousands of directories in a monorepo), so that the walk over the inputs
     /// below finds them known.
-    fn prefetch<'p>(&mut self, paths: impl Iterator<Item = &'p Path>) {
-        // Deduplicated by bytes (comparing paths component by component was most of the
-        // cost); a directory spelled two ways is looked up twice, which is harmless.
-        let mut dirs: Vec<&Path> = paths.flat_map(parents).collect();
-        dirs.par_sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-        dirs.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
-        let found: Vec<(&Path, bool, Option<PathBuf>)> = dirs
+    fn prefetch(paths: impl Iterator<Item = &'p Path>) -> Self {
+        // Deduplicated by bytes (a directory spelled two ways is looked up twice, which is
+        // harmless). A path's ancestors are listed up to the first one already listed: that
+        // one's ancestors were listed with it (every input under one directory is one step).
+        let mut seen: std::collections::HashSet<&std::ffi::OsStr> = Default::default();
+        let mut dirs: Vec<&Path> = Vec::new();
+        for path in paths {
+            for dir in parents(path) {
+                if !seen.insert(dir.as_os_str()) {
+                    break;
+                }
+                dirs.push(dir);
+            }
+        }
+        drop(seen);
+        let known = dirs
             .into_par_iter()
             .map(|dir| {
                 let kustomization = KUSTOMIZATION_FILES
                     .iter()
                     .map(|name| join(dir, name))
                     .find(|p| p.is_file());
-                (dir, join(dir, CHART_FILE).is_file(), kustomization)
+                (
+                    dir.as_os_str(),
+                    (join(dir, CHART_FILE).is_file(), kustomization),
+                )
             })
             .collect();
-        for (dir, chart, kustomization) in found {
-            self.chart.insert(dir.to_path_buf(), chart);
-            self.kustomization.insert(dir.to_path_buf(), kustomization);
-        }
+        Dirs { known }
     }
 
     /// The kustomization file of `dir`, if it has one (looked up now if [`Dirs::prefetch`] did
     /// not).
     fn kustomization(&self, dir: &Path) -> Option<PathBuf> {
-        match self.kustomization.get(dir) {
-            Some(known) => known.clone(),
+        match self.known.get(dir.as_os_str()) {
+            Some((_, known)) => known.clone(),
             None => KUSTOMIZATION_FILES
                 .iter()
                 .map(|name| join(dir, name))
@@ -238,7 +248,6 @@ fn read_kustomization(dir: &Path, text: &str) -> Option<Kustomization> {
 
 /// Applies the chart and kustomize layout to discovered inputs (see the module docs).
 pub fn arrange(inputs: Vec<Input>) -> Arranged {
-    let mut dirs = Dirs::default();
     let mut out = Arranged::default();
     let mut charts: BTreeSet<PathBuf> = BTreeSet::new();
     let mut chart_files: BTreeSet<PathBuf> = BTreeSet::new();
@@ -247,7 +256,7 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
     // Kustomization directory -> its entries (`None`: unreadable, changes nothing).
     let mut kustomizations: BTreeMap<PathBuf, Option<Kustomization>> = BTreeMap::new();
     let mut kustomization_inputs: BTreeMap<PathBuf, Input> = BTreeMap::new();
-    dirs.prefetch(inputs.iter().filter_map(|i| i.path.as_deref()));
+    let dirs = Dirs::prefetch(inputs.iter().filter_map(|i| i.path.as_deref()));
 
     // Where each input is (a chart, a kustomize directory, neither), decided in parallel; the
     // kustomizations found are then read in parallel; then the inputs are sorted out in order.
@@ -336,21 +345,31 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
         .flatten()
         .flat_map(|k| &k.patches)
         .collect();
-    for (input, dir) in pending {
-        let keep = match kustomizations.get(&dir) {
-            Some(Some(_)) => input.path.as_deref().is_some_and(|p| {
-                let p = normalize(p);
-                listed.contains(&p) || patches.contains(&p)
-            }),
-            _ => true,
-        };
+    // Whether each input in a kustomize directory is listed (kept, and governed by its
+    // kustomization) or not (dropped), decided in parallel.
+    let decided: Vec<(bool, bool)> = pending
+        .par_iter()
+        .map(|(input, dir)| match kustomizations.get(dir) {
+            Some(Some(_)) => {
+                let listed = input.path.as_deref().is_some_and(|p| {
+                    let p = normalize(p);
+                    listed.contains(&p) || patches.contains(&p)
+                });
+                (listed, true)
+            }
+            _ => (true, false),
+        })
+        .collect();
+    let mut governed = Vec::new();
+    for ((input, _), (keep, kustomized)) in pending.into_iter().zip(decided) {
         if keep {
-            if matches!(kustomizations.get(&dir), Some(Some(_))) {
-                out.layout.kustomized.insert(input.name.clone());
+            if kustomized {
+                governed.push(input.name.clone());
             }
             out.inputs.push(input);
         }
     }
+    out.layout.kustomized.extend(governed);
     // Kustomizations stay inputs: an unreadable one for its parse error, a readable one because
     // the model reads its trees and patch lists (`k8s::scope`). No rule reports on the
     // `Kustomization` object itself.
