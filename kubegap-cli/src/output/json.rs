@@ -7,13 +7,6 @@ use kubegap_core::Report;
 use super::position;
 
 #[derive(Serialize)]
-struct JsonReport<'a> {
-    version: u32,
-    findings: Findings<'a>,
-    summary: JsonSummary,
-}
-
-#[derive(Serialize)]
 struct JsonFinding<'a> {
     rule: &'a str,
     severity: &'a str,
@@ -65,37 +58,87 @@ struct JsonSummary {
     suppressed: usize,
 }
 
-/// The findings, serialized one at a time as they are converted: collecting them first held
-/// a second copy of every finding's positions and pointers (15 MB for a 300k-line haproxy.cfg).
-struct Findings<'a>(&'a Report);
+/// Writes the report as JSON (what [`render`] returns) to `w`, without building the text in
+/// memory first: 75,000 findings are 86 MB of JSON, and a growing `String` peaked at twice that.
+///
+/// The findings are rendered in parallel, a bounded batch at a time, and written in order: the
+/// bytes are those of `serde_json::to_writer_pretty` over the whole report (a test compares
+/// them), as each finding is serialized alone and indented to its depth (pretty JSON has a
+/// line break only between tokens: strings escape theirs).
+pub fn write(report: &Report, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    // 256 findings a task (about 200 KB of JSON), four tasks a thread in flight.
+    write_in(report, w, 256, 4 * rayon::current_num_threads().max(1))
+}
 
-impl Serialize for Findings<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let report = self.0;
-        serializer.collect_seq(report.findings.iter().map(|f| finding(report, f)))
+/// [`write`], `chunk` findings rendered by a task, `tasks` tasks a round.
+fn write_in(
+    report: &Report,
+    w: &mut impl std::io::Write,
+    chunk: usize,
+    tasks: usize,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    w.write_all(b"{\n  \"version\": 1,\n  \"findings\": [")?;
+    let per_round = chunk.max(1) * tasks.max(1);
+    for (round, batch) in report.findings.chunks(per_round).enumerate() {
+        let rendered: Vec<std::io::Result<Vec<u8>>> = batch
+            .par_chunks(chunk.max(1))
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut out = Vec::with_capacity(chunk.len() * 1024);
+                let mut one = Vec::with_capacity(2048);
+                for (i, f) in chunk.iter().enumerate() {
+                    let first = round == 0 && c == 0 && i == 0;
+                    out.extend_from_slice(if first { b"\n    " } else { b",\n    " });
+                    one.clear();
+                    serde_json::to_writer_pretty(&mut one, &finding(report, f))
+                        .map_err(std::io::Error::from)?;
+                    indent(&mut out, &one, b"\n    ");
+                }
+                Ok(out)
+            })
+            .collect();
+        for part in rendered {
+            w.write_all(&part?)?;
+        }
+    }
+    if !report.findings.is_empty() {
+        w.write_all(b"\n  ")?;
+    }
+    w.write_all(b"],\n  \"summary\": ")?;
+    let mut summary = Vec::new();
+    serde_json::to_writer_pretty(&mut summary, &json_summary(report))
+        .map_err(std::io::Error::from)?;
+    let mut out = Vec::with_capacity(summary.len() + 64);
+    indent(&mut out, &summary, b"\n  ");
+    out.extend_from_slice(b"\n}\n");
+    w.write_all(&out)
+}
+
+/// Appends `json` to `out` with every line break followed by `by` instead.
+fn indent(out: &mut Vec<u8>, json: &[u8], by: &[u8]) {
+    let mut lines = json.split(|b| *b == b'\n');
+    if let Some(first) = lines.next() {
+        out.extend_from_slice(first);
+    }
+    for line in lines {
+        out.extend_from_slice(by);
+        out.extend_from_slice(line);
     }
 }
 
-/// Writes the report as JSON (what [`render`] returns) to `w`, without building the text in
-/// memory first: 75,000 findings are 86 MB of JSON, and a growing `String` peaked at twice that.
-pub fn write(report: &Report, w: &mut impl std::io::Write) -> std::io::Result<()> {
+fn json_summary(report: &Report) -> JsonSummary {
     let s = &report.summary;
-    let doc = JsonReport {
-        version: 1,
-        findings: Findings(report),
-        summary: JsonSummary {
-            files: s.files,
-            documents: s.documents,
-            objects: s.objects,
-            findings: s.findings,
-            errors: s.errors,
-            warnings: s.warnings,
-            infos: s.infos,
-            suppressed: s.suppressed,
-        },
-    };
-    serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
-    w.write_all(b"\n")
+    JsonSummary {
+        files: s.files,
+        documents: s.documents,
+        objects: s.objects,
+        findings: s.findings,
+        errors: s.errors,
+        warnings: s.warnings,
+        infos: s.infos,
+        suppressed: s.suppressed,
+    }
 }
 
 fn finding<'a>(report: &'a Report, f: &'a kubegap_core::Finding) -> JsonFinding<'a> {
@@ -148,5 +191,66 @@ pub fn render(report: &Report) -> String {
     match write(report, &mut out) {
         Ok(()) => String::from_utf8(out).unwrap_or_default(),
         Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report as one `serde_json` document: what [`write`] must produce byte for byte.
+    fn reference(report: &Report) -> String {
+        #[derive(Serialize)]
+        struct JsonReport<'a> {
+            version: u32,
+            findings: Vec<JsonFinding<'a>>,
+            summary: JsonSummary,
+        }
+        let doc = JsonReport {
+            version: 1,
+            findings: report.findings.iter().map(|f| finding(report, f)).collect(),
+            summary: json_summary(report),
+        };
+        let mut text = serde_json::to_string_pretty(&doc).unwrap();
+        text.push('\n');
+        text
+    }
+
+    fn report_of(text: &str, copies: usize) -> Report {
+        let inputs = (0..copies)
+            .map(|i| kubegap_core::engine::Input {
+                name: format!("in-{i:04}.yaml"),
+                path: None,
+                bytes: text.as_bytes().to_vec(),
+                kind: kubegap_core::FileKind::Yaml,
+            })
+            .collect();
+        kubegap_core::engine::lint(inputs, &kubegap_core::Settings::default())
+    }
+
+    #[test]
+    fn parallel_writer_matches_serde() {
+        let stream = include_str!("../../../testdata/cli/helm-stream.yaml");
+        let many = include_str!("../../../testdata/rules/k8s-grace-period-too-short/invalid.yaml");
+        // No finding, a few, and more than one round of batches (with labels, notes, help,
+        // origins and a message with quotes and line breaks escaped).
+        for (text, copies) in [("", 1), ("a: [", 1), (stream, 1), (many, 3)] {
+            let report = report_of(text, copies);
+            let expected = reference(&report);
+            for (chunk, tasks) in [(256, 8), (1, 1), (3, 2), (7, 5)] {
+                let mut out = Vec::new();
+                write_in(&report, &mut out, chunk, tasks).unwrap();
+                let out = String::from_utf8(out).unwrap();
+                assert_eq!(
+                    out, expected,
+                    "{copies} copies, {chunk} a task, {tasks} tasks"
+                );
+            }
+            let mut out = Vec::new();
+            write(&report, &mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), expected);
+        }
+        // Several rounds were written.
+        assert!(report_of(many, 3).findings.len() > 7 * 5);
     }
 }
