@@ -194,7 +194,7 @@ fn read_stdin(
     out: &mut Discovered,
 ) {
     let limit = limits.max_file_size.min(budget.room());
-    match reads::read_bounded(std::io::stdin().lock(), limit, 0) {
+    match read_stdin_bytes(limit) {
         Ok(bytes) => {
             if let Err(e) = budget.take(bytes.len() as u64) {
                 out.errors.push(e);
@@ -222,6 +222,19 @@ fn read_stdin(
             .errors
             .push(format!("<stdin>: {}", refusal_text(&refusal))),
     }
+}
+
+/// Standard input up to `limit` bytes. Redirected from a file (`kubegap lint - < stream.yaml`),
+/// it is read like a file, in parallel blocks when large; a pipe is read as a stream.
+fn read_stdin_bytes(limit: u64) -> Result<Vec<u8>, Refusal> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() {
+            return reads::read_bounded_open(std::fs::File::from(fd), limit);
+        }
+    }
+    reads::read_bounded(std::io::stdin().lock(), limit, 0)
 }
 
 fn refusal_text(refusal: &Refusal) -> String {
