@@ -122,6 +122,14 @@ fn line_ends_in(bytes: &[u8], lo: usize, hi: usize) -> impl Iterator<Item = usiz
         .map(|i| i + 1)
 }
 
+/// The `\n`s of at most 255 bytes, counted in a byte (which the compiler turns into vector
+/// compares and adds).
+fn newlines(piece: &[u8]) -> u8 {
+    piece
+        .iter()
+        .fold(0u8, |n, b| n.wrapping_add(u8::from(*b == b'\n')))
+}
+
 /// The start of every [`LINE_STRIDE`]-th line, and the number of lines. The `j`-th line end
 /// (from 1) starts line `j`, kept when `j` is a multiple of the stride. Large texts are cut
 /// into blocks: their line ends are counted in parallel, then each block keeps its samples
@@ -130,16 +138,54 @@ fn sample_lines(bytes: &[u8]) -> (Box<[u32]>, usize) {
     use rayon::prelude::*;
     // Samples of the line ends of `bytes[lo..hi]`, `before` line ends coming before it; and
     // how many line ends it has.
+    // The line end at `start` is the `n`-th of the text: kept if it is a stride's.
+    let keep = |samples: &mut Vec<u32>, n: usize, start: usize| {
+        if n % LINE_STRIDE == 0 {
+            samples.push(u32::try_from(start).unwrap_or(u32::MAX));
+        }
+    };
     let sample = |lo: usize, hi: usize, before: usize| {
         let mut samples = Vec::new();
-        let mut n = 0;
-        for start in line_ends_in(bytes, lo, hi) {
-            n += 1;
-            if (before + n) % LINE_STRIDE == 0 {
-                samples.push(u32::try_from(start).unwrap_or(u32::MAX));
+        let mut n = before;
+        if memchr::memchr(b'\r', &bytes[lo..hi]).is_none() {
+            // Without a `\r` (nearly every file) a line end is a `\n`. Lines are short (a
+            // search per line costs more than counting): the `\n`s of 64 bytes at a time are
+            // counted, and only a piece where a sample falls is read byte by byte (one in
+            // twenty on a manifest).
+            let mut at = lo;
+            for piece in bytes[lo..hi].chunks(64) {
+                let count = usize::from(newlines(piece));
+                if n / LINE_STRIDE == (n + count) / LINE_STRIDE {
+                    n += count;
+                } else {
+                    for (i, b) in piece.iter().enumerate() {
+                        if *b == b'\n' {
+                            n += 1;
+                            keep(&mut samples, n, at + i + 1);
+                        }
+                    }
+                }
+                at += piece.len();
+            }
+        } else {
+            for start in line_ends_in(bytes, lo, hi) {
+                n += 1;
+                keep(&mut samples, n, start);
             }
         }
-        (samples, n)
+        (samples, n - before)
+    };
+    // How many line ends `bytes[lo..hi]` has: counted a vector at a time without a `\r`.
+    let count = |lo: usize, hi: usize| {
+        let block = &bytes[lo..hi];
+        if memchr::memchr(b'\r', block).is_none() {
+            block
+                .chunks(64)
+                .map(|piece| usize::from(newlines(piece)))
+                .sum()
+        } else {
+            line_ends_in(bytes, lo, hi).count()
+        }
     };
     let mut samples = vec![0u32];
     if bytes.len() <= LINE_BLOCK {
@@ -150,10 +196,7 @@ fn sample_lines(bytes: &[u8]) -> (Box<[u32]>, usize) {
     let blocks: Vec<(usize, usize)> = (0..bytes.len().div_ceil(LINE_BLOCK))
         .map(|k| (k * LINE_BLOCK, ((k + 1) * LINE_BLOCK).min(bytes.len())))
         .collect();
-    let counts: Vec<usize> = blocks
-        .par_iter()
-        .map(|&(lo, hi)| line_ends_in(bytes, lo, hi).count())
-        .collect();
+    let counts: Vec<usize> = blocks.par_iter().map(|&(lo, hi)| count(lo, hi)).collect();
     let mut before = Vec::with_capacity(counts.len());
     let mut ends = 0;
     for c in &counts {
@@ -441,6 +484,33 @@ mod tests {
                     Err(i) => i - 1,
                 };
                 assert_eq!(f.line_index(offset as u32), expected, "offset {offset}");
+            }
+        }
+    }
+
+    #[test]
+    fn large_texts_with_and_without_carriage_returns_have_the_lines_of_a_full_index() {
+        // Blocks with only `\n` (counted 64 bytes at a time) beside a block with `\r`: lines
+        // of every length around a piece (empty, 63, 64, 65 bytes, longer than a piece), and
+        // a sample at each position in a piece.
+        for cr_block in [None, Some(1)] {
+            let mut text = String::new();
+            let mut i = 0;
+            while text.len() < 3 * LINE_BLOCK + 100 {
+                let in_cr_block = cr_block == Some(text.len() / LINE_BLOCK);
+                text.push_str(&"y".repeat([0, 3, 63, 64, 65, 200, 17, 1][i % 8]));
+                text.push_str(if in_cr_block && i % 5 == 0 {
+                    "\r\n"
+                } else {
+                    "\n"
+                });
+                i += 1;
+            }
+            let f = SourceFile::new("t", None, text.clone(), FileKind::Yaml);
+            let starts = full_index(&text);
+            assert_eq!(f.line_count(), starts.len());
+            for (i, s) in starts.iter().enumerate() {
+                assert_eq!(f.line_start(i), Some(*s as u32), "line {i}");
             }
         }
     }
