@@ -222,6 +222,40 @@ fn files_over_the_size_limit_are_refused() {
     );
 }
 
+/// Stdin redirected from a file is read like the file (in parallel blocks when large, from the
+/// position the shell left it at): the report is the one a pipe of the same bytes gives, and
+/// the size limit refuses it the same way.
+#[test]
+fn stdin_from_a_file_reads_like_a_pipe() {
+    let dir = scratch("stdin-file");
+    // Over the 8 MiB from which a file is read in blocks; mostly comments, cheap to lint.
+    let mut bytes = "# padding padding padding padding padding padding padding padding\n"
+        .repeat(140_000)
+        .into_bytes();
+    bytes.extend_from_slice(service().as_bytes());
+    write(&dir.join("stream.yaml"), &bytes);
+    let from_file = |args: &[&str]| {
+        let mut cmd = command(&dir, args);
+        cmd.stdin(std::fs::File::open(dir.join("stream.yaml")).unwrap());
+        cmd.output().unwrap()
+    };
+    let args = ["lint", "-", "--format", "json"];
+    let piped = run(&dir, &args, Some(&bytes));
+    let redirected = from_file(&args);
+    assert_eq!(piped.status.code(), Some(0), "{}", text(&piped));
+    assert_eq!(redirected.status.code(), Some(0), "{}", text(&redirected));
+    assert_eq!(json(&redirected)["summary"]["findings"], 1);
+    assert_eq!(redirected.stdout, piped.stdout);
+    let args = ["lint", "-", "--max-file-size", "8MiB"];
+    let out = from_file(&args);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("<stdin>: larger than --max-file-size (8 MiB), not read"),
+        "{}",
+        text(&out)
+    );
+}
+
 /// `/dev/zero` stops at the size limit instead of eating memory (and the test is fast).
 #[cfg(target_os = "linux")]
 #[test]

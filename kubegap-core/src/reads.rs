@@ -405,6 +405,39 @@ mod tests {
     }
 
     #[test]
+    fn open_files_are_read_from_their_position_in_blocks() {
+        use std::io::{Seek, SeekFrom};
+        let path = std::env::temp_dir().join(format!("kubegap-blocks-{}", std::process::id()));
+        // Larger than the parallel threshold, not a whole number of blocks; every block
+        // different.
+        let len = PARALLEL_READ_FROM as usize + 3 * READ_BLOCK + 12_345;
+        let content: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &content).unwrap();
+        for start in [0, 1, READ_BLOCK as u64 + 7] {
+            let mut file = std::fs::File::open(&path).unwrap();
+            file.seek(SeekFrom::Start(start)).unwrap();
+            let bytes = read_bounded_open(file, u64::MAX - 1).unwrap();
+            assert!(bytes == content[start as usize..], "from {start}");
+        }
+        // The position is left at the end, as after a stream read.
+        let mut file = std::fs::File::open(&path).unwrap();
+        let read = read_bounded_open(file.try_clone().unwrap(), len as u64).unwrap();
+        assert_eq!(read.len(), len);
+        assert_eq!(file.stream_position().unwrap(), len as u64);
+        // Over the limit: refused before reading, with the size from the position on.
+        let mut file = std::fs::File::open(&path).unwrap();
+        file.seek(SeekFrom::Start(10)).unwrap();
+        match read_bounded_open(file, len as u64 - 11) {
+            Err(Refusal::TooLarge { size, .. }) => assert_eq!(size, len as u64 - 10),
+            other => panic!("{:?}", other.map(|b| b.len())),
+        }
+        // A small file, read as before.
+        std::fs::write(&path, b"a: 1\n").unwrap();
+        assert_eq!(read_bounded_file(&path, 100).unwrap(), b"a: 1\n");
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
     fn streams_are_bounded() {
         let zeros = std::io::repeat(0);
         match read_bounded(zeros, 1000, 0) {
