@@ -104,86 +104,6 @@ impl Workspace {
     }
 }
 
-/// `std::fs::canonicalize` of each path (`None` where it fails or there is no path), with one
-/// `lstat` per file instead of one lookup per component: a file that is not a symbolic link
-/// is its directory's canonical path joined with its name, and the directories (a few per
-/// hundred files in a repository) are canonicalised once each. Links, and names that end in
-/// `.` or `..`, take the full canonicalisation.
-fn canonical_paths(paths: &[Option<&Path>]) -> Vec<Option<PathBuf>> {
-    use std::ffi::OsStr;
-    use std::path::Component;
-    // The directory and name of a path whose last component is a plain name written last.
-    fn split(path: &Path) -> Option<(&Path, &OsStr)> {
-        let Some(Component::Normal(name)) = path.components().next_back() else {
-            return None;
-        };
-        if !path
-            .as_os_str()
-            .as_encoded_bytes()
-            .ends_with(name.as_encoded_bytes())
-        {
-            return None;
-        }
-        let dir = path.parent()?;
-        Some((
-            if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            },
-            name,
-        ))
-    }
-    enum Plan<'p> {
-        None,
-        Full(&'p Path),
-        InDir(&'p Path, &'p OsStr),
-    }
-    let plans: Vec<Plan<'_>> = paths
-        .par_iter()
-        .map(|path| {
-            let Some(path) = *path else {
-                return Plan::None;
-            };
-            match split(path) {
-                Some((dir, name))
-                    if std::fs::symlink_metadata(path)
-                        .is_ok_and(|m| !m.file_type().is_symlink()) =>
-                {
-                    Plan::InDir(dir, name)
-                }
-                _ => Plan::Full(path),
-            }
-        })
-        .collect();
-    let mut dirs: Vec<&Path> = plans
-        .iter()
-        .filter_map(|p| match p {
-            Plan::InDir(dir, _) => Some(*dir),
-            _ => None,
-        })
-        .collect();
-    dirs.par_sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-    dirs.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
-    let resolved: Vec<Option<PathBuf>> = dirs
-        .par_iter()
-        .map(|dir| std::fs::canonicalize(dir).ok())
-        .collect();
-    plans
-        .into_par_iter()
-        .map(|plan| match plan {
-            Plan::None => None,
-            Plan::Full(path) => std::fs::canonicalize(path).ok(),
-            Plan::InDir(dir, name) => {
-                let at = dirs
-                    .binary_search_by(|d| d.as_os_str().cmp(dir.as_os_str()))
-                    .ok()?;
-                resolved[at].as_ref().map(|d| d.join(name))
-            }
-        })
-        .collect()
-}
-
 fn parse_finding(error: ParseError) -> Finding {
     let mut f = finding(&PARSE_ERROR, error.span, error.message);
     f.labels = error.labels;
@@ -253,19 +173,27 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         Path(PathBuf),
         Name(String),
     }
-    // Each path is canonicalised once, in parallel; the nginx loader reuses the result.
-    let paths: Vec<Option<&Path>> = inputs.iter().map(|i| i.path.as_deref()).collect();
-    let keys: Vec<Key> = canonical_paths(&paths)
-        .into_iter()
-        .zip(&inputs)
-        .map(
-            |(canonical, input)| match (canonical, input.path.as_deref()) {
-                (Some(c), _) => Key::Path(c),
-                (None, Some(p)) => Key::Path(p.to_path_buf()),
-                (None, None) => Key::Name(input.name.clone()),
-            },
-        )
+    // Each path and its directory (a root of the nginx loader, which reuses both) are
+    // canonicalised once, together (the directories are on the way to the files).
+    let paths: Vec<&Path> = inputs.iter().filter_map(|i| i.path.as_deref()).collect();
+    let with_dirs: Vec<&Path> = paths
+        .iter()
+        .copied()
+        .chain(paths.iter().map(|p| nginx::input_dir(p)))
         .collect();
+    let mut resolved = crate::reads::canonicalize_all(&with_dirs);
+    let mut dirs = resolved.split_off(paths.len()).into_iter();
+    let mut resolved = resolved.into_iter();
+    let (keys, dirs): (Vec<Key>, Vec<Option<PathBuf>>) = inputs
+        .iter()
+        .map(|input| match input.path.as_deref() {
+            Some(p) => (
+                Key::Path(resolved.next().flatten().unwrap_or_else(|| p.to_path_buf())),
+                dirs.next().flatten(),
+            ),
+            None => (Key::Name(input.name.clone()), None),
+        })
+        .unzip();
     // The first of each key is kept: positions sorted by key (stable, in parallel: paths
     // compare component by component), the first of every run of equal keys marked.
     let mut by_key: Vec<usize> = (0..keys.len()).collect();
@@ -276,16 +204,18 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
     }
     drop(by_key);
     let mut canonical = Vec::new();
+    let mut canonical_dirs = Vec::new();
     let inputs: Vec<Input> = inputs
         .into_iter()
-        .zip(keys)
+        .zip(keys.into_iter().zip(dirs))
         .zip(keep)
         .filter(|(_, keep)| *keep)
-        .map(|((input, key), _)| {
+        .map(|((input, (key, dir)), _)| {
             canonical.push(match key {
                 Key::Path(p) => Some(p),
                 Key::Name(_) => None,
             });
+            canonical_dirs.push(dir);
             input
         })
         .collect();
@@ -316,7 +246,15 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         .filter(|(_, k)| *k == FileKind::Nginx)
         .map(|(id, _)| *id)
         .collect();
-    let loaded = nginx::load_all_canonical(&nginx_mains, &mut files, settings, &canonical);
+    let loaded = nginx::load_all_canonical(
+        &nginx_mains,
+        &mut files,
+        settings,
+        &nginx::Canonical {
+            paths: canonical,
+            dirs: canonical_dirs,
+        },
+    );
     let nginx = loaded.configs;
     parse_findings.extend(loaded.parse_errors.into_iter().map(parse_finding));
     parse_findings.extend(loaded.include_errors.into_iter().map(|error| {
@@ -585,58 +523,4 @@ pub fn lint(inputs: Vec<Input>, settings: &Settings) -> Report {
 pub fn lint_keeping(inputs: Vec<Input>, settings: &Settings) -> (Report, Spent) {
     let workspace = load(inputs, settings);
     check_keeping(workspace, settings)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `canonical_paths` gives what `std::fs::canonicalize` gives, path by path: plain files,
-    /// files behind a linked directory, linked files, dangling links, `.` and `..`, missing
-    /// files and relative names.
-    #[cfg(unix)]
-    #[test]
-    fn canonical_paths_match_canonicalize() {
-        let base = std::env::temp_dir().join(format!("kubegap-canon-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        let real = base.join("real");
-        std::fs::create_dir_all(real.join("sub")).unwrap();
-        std::fs::write(real.join("a.yaml"), "a: 1").unwrap();
-        std::fs::write(real.join("sub/b.yaml"), "b: 1").unwrap();
-        std::os::unix::fs::symlink(&real, base.join("linkdir")).unwrap();
-        std::os::unix::fs::symlink(real.join("a.yaml"), base.join("link.yaml")).unwrap();
-        std::os::unix::fs::symlink(base.join("gone"), base.join("dangling.yaml")).unwrap();
-        let paths: Vec<PathBuf> = [
-            "real/a.yaml",
-            "real/sub/b.yaml",
-            "real/sub/../a.yaml",
-            "real/./sub/b.yaml",
-            "real/sub/b.yaml/",
-            "real/sub/.",
-            "real/sub/..",
-            "linkdir/a.yaml",
-            "linkdir/sub/b.yaml",
-            "link.yaml",
-            "dangling.yaml",
-            "missing.yaml",
-            "real/missing/../a.yaml",
-        ]
-        .iter()
-        .map(|p| base.join(p))
-        .collect();
-        let mut all: Vec<Option<&Path>> = paths.iter().map(|p| Some(p.as_path())).collect();
-        all.push(None);
-        let expected: Vec<Option<PathBuf>> = all
-            .iter()
-            .map(|p| p.and_then(|p| std::fs::canonicalize(p).ok()))
-            .collect();
-        assert_eq!(canonical_paths(&all), expected);
-        // A bare name is in the current directory.
-        let cwd_file = Path::new("Cargo.toml");
-        assert_eq!(
-            canonical_paths(&[Some(cwd_file)]),
-            [std::fs::canonicalize(cwd_file).ok()]
-        );
-        let _ = std::fs::remove_dir_all(&base);
-    }
 }

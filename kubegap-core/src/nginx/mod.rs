@@ -37,7 +37,8 @@ mod values;
 mod tests;
 
 pub use directives::is_known;
-pub use load::{load_all, load_all_canonical, Loaded};
+pub(crate) use load::input_dir;
+pub use load::{load_all, load_all_canonical, Canonical, Loaded};
 pub use longlived::{LongLived, LONG_LIVED_MARK};
 pub use parse::{Arg, Comment};
 pub use values::{parse_size, parse_time, HTTP11_DEFAULT_SINCE};
