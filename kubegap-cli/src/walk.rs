@@ -156,14 +156,22 @@ pub fn discover_with(
     } else {
         paths
     };
-    for path in paths {
+    // The directories are walked all at once (each walk waits on its slowest directory, and a
+    // small one is mostly starting and stopping its threads); their files are then admitted and
+    // read one directory after the other, in argument order.
+    use rayon::prelude::*;
+    let mut scans: Vec<Option<Scan>> = paths
+        .par_iter()
+        .map(|path| (path.as_os_str() != "-" && path.is_dir()).then(|| scan_dir(path, limits)))
+        .collect();
+    for (path, scan) in paths.iter().zip(scans.iter_mut()) {
         if budget.exceeded {
             break;
         }
         if path.as_os_str() == "-" {
             read_stdin(forced_kind, limits, &mut budget, &mut out);
-        } else if path.is_dir() {
-            walk_dir(path, forced_kind, limits, &mut budget, &mut out);
+        } else if let Some(scan) = scan.take() {
+            walk_dir(scan, forced_kind, limits, &mut budget, &mut out);
         } else {
             match read_file(path, limits, &mut budget) {
                 Ok(bytes) => {
@@ -184,6 +192,16 @@ pub fn discover_with(
     // Helm chart sources and kustomizations decide which files are manifests.
     crate::charts::arrange(&mut out);
     out
+}
+
+/// A path's bytes with every `/` made `0`: sorted as bytes, paths that share a prefix and
+/// continue with plain names compare as `Path`s do, component by component.
+fn walk_key(path: &Path) -> Vec<u8> {
+    path.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .map(|b| if *b == b'/' { 0 } else { *b })
+        .collect()
 }
 
 /// Standard input, bounded by the size limit and the memory budget.
@@ -291,6 +309,12 @@ fn read_admitted(path: &Path, limits: &Limits) -> Result<Vec<u8>, String> {
         .map_err(|r| format!("{}: {}", display_name(path), refusal_text(&r)))
 }
 
+/// [`read_admitted`] for a file whose size the walk has just taken: read up to that size.
+fn read_sized(path: &Path, size: u64, limits: &Limits) -> Result<Vec<u8>, String> {
+    reads::read_file_of_size(path, size, limits.max_file_size)
+        .map_err(|r| format!("{}: {}", display_name(path), refusal_text(&r)))
+}
+
 /// A file given or found: its size checked against the limit and the budget before reading.
 /// `Err("")` when the budget was already reported.
 fn read_file(path: &Path, limits: &Limits, budget: &mut Budget) -> Result<Vec<u8>, String> {
@@ -363,13 +387,20 @@ fn error_path(error: &ignore::Error) -> Option<&Path> {
     }
 }
 
-fn walk_dir(
-    root: &Path,
-    forced_kind: Option<FileKind>,
-    limits: &Limits,
-    budget: &mut Budget,
-    out: &mut Discovered,
-) {
+/// What may be read (from its name) under a walked directory, and its size.
+type Candidate = Option<(Option<FileKind>, Option<u64>)>;
+/// An entry or error of a walk, at its path.
+type Found = (PathBuf, Result<ignore::DirEntry, ignore::Error>, Candidate);
+
+/// A walked directory before the memory budget: its entries and errors sorted by path, and
+/// the symbolic links it refused to follow.
+struct Scan {
+    found: Vec<Found>,
+    refused: Vec<(PathBuf, String)>,
+}
+
+/// Walks `root` (see [`walk_dir`]) without reading any file.
+fn scan_dir(root: &Path, limits: &Limits) -> Scan {
     let mut roots = limits.roots.clone();
     roots.extend(std::fs::canonicalize(root));
     let refused = Arc::new(Mutex::new(Vec::new()));
@@ -397,8 +428,10 @@ fn walk_dir(
     // Then the size checks and the memory budget run in that order; reading the files and
     // telling their kind run in parallel, and results are taken back in that order, so inputs,
     // errors and where the budget stops are those of a sequential walk.
-    let found: Mutex<Vec<(PathBuf, Result<ignore::DirEntry, ignore::Error>)>> =
-        Mutex::new(Vec::new());
+    // Which files kubegap may read (from their names) and their sizes (one `stat` each) are
+    // looked up by the walk's threads as they meet the files; the budget below still admits
+    // them in path order.
+    let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
     walker.run(|| {
         let found = &found;
         Box::new(move |result| {
@@ -406,39 +439,66 @@ fn walk_dir(
                 Ok(entry) => entry.path().to_path_buf(),
                 Err(e) => error_path(e).unwrap_or(root).to_path_buf(),
             };
+            let candidate = match &result {
+                Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                    candidate(entry.path()).map(|by_name| (by_name, regular_size(entry.path())))
+                }
+                _ => None,
+            };
             if let Ok(mut found) = found.lock() {
-                found.push((at, result));
+                found.push((at, result, candidate));
             }
             ignore::WalkState::Continue
         })
     });
-    let mut found = found.into_inner().unwrap_or_default();
+    let found = found.into_inner().unwrap_or_default();
     // An entry before an error at the same path (the error of reading a directory comes
     // after the directory).
+    // Sorted by a byte key, the path with its separators made the smallest byte: every path
+    // of one walk is the root's path followed by plain names joined by `/`, for which this is
+    // the order of `Path` (component by component), at a byte comparison's cost.
     use rayon::prelude::*;
-    found.par_sort_by(|a, b| (&a.0, a.1.is_err()).cmp(&(&b.0, b.1.is_err())));
-    // Which files kubegap may read (from their names) and their sizes, looked up in parallel
-    // (one `stat` each); the budget below still admits them in path order.
-    let candidates: Vec<Option<(Option<FileKind>, Option<u64>)>> = found
+    let mut keys: Vec<(Vec<u8>, bool, usize)> = found
         .par_iter()
-        .map(|(_, entry)| match entry {
-            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                let by_name = candidate(entry.path())?;
-                Some((by_name, regular_size(entry.path())))
-            }
-            _ => None,
-        })
+        .enumerate()
+        .map(|(i, (at, entry, _))| (walk_key(at), entry.is_err(), i))
         .collect();
+    keys.par_sort_unstable();
+    let mut slots: Vec<Option<Found>> = found.into_iter().map(Some).collect();
+    let found: Vec<Found> = keys
+        .into_iter()
+        .filter_map(|(_, _, i)| slots.get_mut(i).and_then(Option::take))
+        .collect();
+    drop(slots);
+    let mut refused = refused
+        .lock()
+        .map(|mut r| std::mem::take(&mut *r))
+        .unwrap_or_default();
+    refused.sort_by(|a, b| a.0.cmp(&b.0));
+    Scan { found, refused }
+}
+
+/// The inputs of a walked directory (see [`scan_dir`]), admitted by the memory budget in path
+/// order, then read in parallel.
+fn walk_dir(
+    scan: Scan,
+    forced_kind: Option<FileKind>,
+    limits: &Limits,
+    budget: &mut Budget,
+    out: &mut Discovered,
+) {
+    let Scan { found, refused } = scan;
+    use rayon::prelude::*;
     // Where the walk stopped (the memory budget): later symbolic links were never met.
     let mut stopped_at: Option<PathBuf> = None;
     enum Step {
         Error(String),
         Warning(String),
-        Read(PathBuf, Option<FileKind>),
+        Read(PathBuf, Option<FileKind>, u64),
         Ready(Input),
     }
     let mut steps = Vec::new();
-    for ((at, entry), candidate) in found.into_iter().zip(candidates) {
+    for (at, entry, candidate) in found {
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) if is_loop(&e) => {
@@ -463,7 +523,11 @@ fn walk_dir(
             None => read_file(path, limits, budget).map(Some),
         };
         match admitted {
-            Ok(None) => steps.push(Step::Read(entry.into_path(), by_name)),
+            Ok(None) => steps.push(Step::Read(
+                entry.into_path(),
+                by_name,
+                size.unwrap_or_default(),
+            )),
             Ok(Some(bytes)) => {
                 let kind =
                     by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
@@ -488,10 +552,10 @@ fn walk_dir(
         steps
             .par_iter()
             .map(|step| {
-                let Step::Read(path, by_name) = step else {
+                let Step::Read(path, by_name, size) = step else {
                     return None;
                 };
-                let bytes = match read_admitted(path, limits) {
+                let bytes = match read_sized(path, *size, limits) {
                     Ok(bytes) => bytes,
                     Err(e) => return Some(Err(e)),
                 };
@@ -509,15 +573,33 @@ fn walk_dir(
             (Step::Read(..), None) => {}
         }
     }
-    let mut refused = refused
-        .lock()
-        .map(|mut r| std::mem::take(&mut *r))
-        .unwrap_or_default();
-    refused.sort_by(|a, b| a.0.cmp(&b.0));
     out.warnings.extend(
         refused
             .into_iter()
             .filter(|(path, _)| stopped_at.as_ref().is_none_or(|stop| path <= stop))
             .map(|(_, warning)| warning),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under one root, byte keys sort paths as `Path` does: separators before any other byte
+    /// (`a/b` before `a-b`, `a.b` and `a b`), a directory before what it holds, non-ASCII names.
+    #[test]
+    fn walk_keys_sort_like_paths() {
+        let names = [
+            "a", "a-b", "a/b", "a/b/c", "a.b", "a b", "ab", "a0", "a/é", "aé", "A", "a/b-c",
+            "a/b/c/d", "a/bc", "b", "é", "a!", "a/!",
+        ];
+        for root in ["root", "./root/", "/tmp/x y/root", "root/./sub"] {
+            let mut paths: Vec<PathBuf> = names.iter().map(|n| Path::new(root).join(n)).collect();
+            paths.push(PathBuf::from(root));
+            let mut by_key = paths.clone();
+            by_key.sort_by_key(|p| walk_key(p));
+            paths.sort();
+            assert_eq!(by_key, paths, "under {root}");
+        }
+    }
 }
