@@ -648,6 +648,24 @@ mod tests {
     }
 
     #[test]
+    fn files_of_a_known_size_are_read_to_that_size() {
+        let path = std::env::temp_dir().join(format!("kubegap-sized-{}", std::process::id()));
+        std::fs::write(&path, b"0123456789").unwrap();
+        // Grown since its size was taken: read as it was.
+        assert_eq!(read_file_of_size(&path, 4, 100).unwrap(), b"0123");
+        // Shrunk: read as it is.
+        assert_eq!(read_file_of_size(&path, 20, 100).unwrap(), b"0123456789");
+        // Size 0 (a /proc file says so): read as a stream.
+        assert_eq!(read_file_of_size(&path, 0, 100).unwrap(), b"0123456789");
+        // Over the limit: refused as by read_bounded_file.
+        assert!(matches!(
+            read_file_of_size(&path, 20, 5),
+            Err(Refusal::TooLarge { size: 10, limit: 5 })
+        ));
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
     fn streams_are_bounded() {
         let zeros = std::io::repeat(0);
         match read_bounded(zeros, 1000, 0) {
