@@ -20,7 +20,8 @@
 //!   read as U+FFFD).
 
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::config::Settings;
@@ -49,8 +50,9 @@ struct Loader<'a> {
     /// The inputs, parsed in parallel before loading; moved to `trees` (their errors to
     /// `errors`) when first used, so the errors keep the order of a sequential load.
     preparsed: BTreeMap<FileId, (FileTree, Vec<ParseError>)>,
-    /// Canonical path → file id, for every file with a path.
-    by_path: BTreeMap<PathBuf, FileId>,
+    /// Canonical path → file id, for every file with a path (borrowed from the caller's
+    /// canonical paths where it has them).
+    by_path: HashMap<Cow<'a, Path>, FileId>,
     /// Syntax errors, once per file.
     errors: Vec<ParseError>,
     /// Include problems of the configuration being built (they depend on the main file): the
@@ -144,22 +146,23 @@ pub fn load_all_canonical(
     if mains.is_empty() {
         return Loaded::default();
     }
-    // Every input by canonical path, the first id of a path kept: sorted in parallel (paths
-    // compare component by component, thousands of them) and then built in one go.
-    let mut paths: Vec<(PathBuf, FileId)> = files
-        .iter()
-        .filter_map(|(id, f)| {
-            let p = f.path.as_ref()?;
-            let known = usize::try_from(id.0)
-                .ok()
-                .and_then(|i| canonical_paths.get(i))
-                .and_then(Option::clone);
-            Some((known.unwrap_or_else(|| canonical(p)), id))
-        })
-        .collect();
-    paths.par_sort_by(|a, b| a.0.cmp(&b.0));
-    paths.dedup_by(|later, first| later.0 == first.0);
-    let by_path: BTreeMap<PathBuf, FileId> = paths.into_iter().collect();
+    // Every input by canonical path, the first id of a path kept (hashed: sorting thousands
+    // of paths compared component by component took longer).
+    let mut by_path: HashMap<Cow<'_, Path>, FileId> = HashMap::with_capacity(files.len());
+    for (id, f) in files.iter() {
+        let Some(p) = f.path.as_ref() else {
+            continue;
+        };
+        let known = usize::try_from(id.0)
+            .ok()
+            .and_then(|i| canonical_paths.get(i))
+            .and_then(Option::as_ref);
+        let key = match known {
+            Some(known) => Cow::Borrowed(known.as_path()),
+            None => Cow::Owned(canonical(p)),
+        };
+        by_path.entry(key).or_insert(id);
+    }
     // The directory of every input is a root, and so is the prefix the user gave (each
     // directory once; `Roots` deduplicates what they resolve to).
     let mut dirs: Vec<(&Path, Option<&PathBuf>)> = files
@@ -636,7 +639,7 @@ impl Loader<'_> {
             return Some(*id);
         }
         let key = canonical(path);
-        if let Some(id) = self.by_path.get(&key) {
+        if let Some(id) = self.by_path.get(key.as_path()) {
             self.by_raw_path.insert(path.to_path_buf(), *id);
             return Some(*id);
         }
@@ -679,7 +682,7 @@ impl Loader<'_> {
             text,
             FileKind::Nginx,
         ));
-        self.by_path.insert(key, id);
+        self.by_path.insert(Cow::Owned(key), id);
         self.by_raw_path.insert(path.to_path_buf(), id);
         Some(id)
     }
