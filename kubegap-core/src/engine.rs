@@ -240,21 +240,43 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
     }
     let ids: Vec<(FileId, FileKind)> = files.iter().map(|(id, f)| (id, f.kind)).collect();
 
-    // nginx first and sequentially: includes add files, and ids must stay deterministic.
+    // nginx sequentially: includes add files, and ids must stay deterministic. Meanwhile the
+    // manifests and haproxy.cfg files, which need nothing from it, are parsed beside it (their
+    // texts are shared, the loader adds files to the map).
     let nginx_mains: Vec<FileId> = ids
         .iter()
         .filter(|(_, k)| *k == FileKind::Nginx)
         .map(|(id, _)| *id)
         .collect();
-    let loaded = nginx::load_all_canonical(
-        &nginx_mains,
-        &mut files,
-        settings,
-        &nginx::Canonical {
-            paths: canonical,
-            dirs: canonical_dirs,
+    let to_parse: Vec<(FileId, FileKind, std::sync::Arc<String>)> = ids
+        .iter()
+        .filter(|(_, kind)| matches!(kind, FileKind::Yaml | FileKind::Haproxy))
+        .map(|(id, kind)| (*id, *kind, std::sync::Arc::clone(&files.get(*id).text)))
+        .collect();
+    let known = nginx::Canonical {
+        paths: canonical,
+        dirs: canonical_dirs,
+    };
+    let (loaded, parsed) = rayon::join(
+        || nginx::load_all_canonical(&nginx_mains, &mut files, settings, &known),
+        || {
+            to_parse
+                .par_iter()
+                .map(|(id, kind, text)| match kind {
+                    FileKind::Haproxy => {
+                        let (config, errors) =
+                            haproxy::parse_shared(*id, std::sync::Arc::clone(text));
+                        (Vec::new(), Some(config), errors)
+                    }
+                    _ => {
+                        let (docs, errors) = yaml::parse_stream(*id, text);
+                        (docs, None, errors)
+                    }
+                })
+                .collect::<Vec<(Vec<Document>, Option<HaproxyConfig>, Vec<ParseError>)>>()
         },
     );
+    drop(to_parse);
     let nginx = loaded.configs;
     parse_findings.extend(loaded.parse_errors.into_iter().map(parse_finding));
     parse_findings.extend(loaded.include_errors.into_iter().map(|error| {
@@ -262,25 +284,6 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         f.labels = error.labels;
         f
     }));
-
-    let files_ref = &files;
-    let parsed: Vec<(Vec<Document>, Option<HaproxyConfig>, Vec<ParseError>)> = ids
-        .par_iter()
-        .map(|(id, kind)| {
-            let text = &files_ref.get(*id).text;
-            match kind {
-                FileKind::Yaml => {
-                    let (docs, errors) = yaml::parse_stream(*id, text);
-                    (docs, None, errors)
-                }
-                FileKind::Haproxy => {
-                    let (config, errors) = haproxy::parse_shared(*id, std::sync::Arc::clone(text));
-                    (Vec::new(), Some(config), errors)
-                }
-                FileKind::Nginx | FileKind::HelmChart => (Vec::new(), None, Vec::new()),
-            }
-        })
-        .collect();
     // Exact size: the documents live to the end of the run. The first file's vector grows to
     // the total (in place for a large one), so one big stream is never copied.
     let total = parsed.iter().map(|(d, _, _)| d.len()).sum::<usize>();
