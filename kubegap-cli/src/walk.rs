@@ -164,30 +164,43 @@ pub fn discover_with(
         .par_iter()
         .map(|path| (path.as_os_str() != "-" && path.is_dir()).then(|| scan_dir(path, limits)))
         .collect();
+    // What each argument gives, in argument order; the directories' files are read at the
+    // end, all at once.
+    let mut parts: Vec<Discovered> = Vec::with_capacity(paths.len());
+    let mut admitted: Vec<(usize, Admitted)> = Vec::new();
     for (path, scan) in paths.iter().zip(scans.iter_mut()) {
         if budget.exceeded {
             break;
         }
+        let mut part = Discovered::default();
         if path.as_os_str() == "-" {
-            read_stdin(forced_kind, limits, &mut budget, &mut out);
+            read_stdin(forced_kind, limits, &mut budget, &mut part);
         } else if let Some(scan) = scan.take() {
-            walk_dir(scan, forced_kind, limits, &mut budget, &mut out);
+            admitted.push((parts.len(), admit_dir(scan, limits, &mut budget)));
         } else {
             match read_file(path, limits, &mut budget) {
                 Ok(bytes) => {
                     let detected = kind::detect(path, Some(&bytes[..bytes.len().min(4096)]));
                     match detected.or(forced_kind) {
-                        Some(kind) => out.inputs.push(input(path, bytes, kind)),
-                        None => out.errors.push(format!(
+                        Some(kind) => part.inputs.push(input(path, bytes, kind)),
+                        None => part.errors.push(format!(
                             "{}: cannot tell whether this is a manifest, an haproxy.cfg or an nginx config; pass --kind",
                             display_name(path)
                         )),
                     }
                 }
                 Err(e) if e.is_empty() => {}
-                Err(e) => out.errors.push(e),
+                Err(e) => part.errors.push(e),
             }
         }
+        parts.push(part);
+    }
+    drop(scans);
+    read_admitted_steps(admitted, limits, &mut parts);
+    for part in parts {
+        out.inputs.extend(part.inputs);
+        out.errors.extend(part.errors);
+        out.warnings.extend(part.warnings);
     }
     // Helm chart sources and kustomizations decide which files are manifests.
     crate::charts::arrange(&mut out);
@@ -480,23 +493,30 @@ fn scan_dir(root: &Path, limits: &Limits) -> Scan {
 
 /// The inputs of a walked directory (see [`scan_dir`]), admitted by the memory budget in path
 /// order, then read in parallel.
-fn walk_dir(
-    scan: Scan,
-    forced_kind: Option<FileKind>,
-    limits: &Limits,
-    budget: &mut Budget,
-    out: &mut Discovered,
-) {
+/// One step of a walked directory, in path order.
+enum Step {
+    Error(String),
+    Warning(String),
+    /// A file admitted by the budget, to read (its kind from its name, its size).
+    Read(PathBuf, Option<FileKind>, u64),
+    Ready(Input),
+}
+
+/// A walked directory's files admitted by the memory budget, before reading.
+struct Admitted {
+    steps: Vec<Step>,
+    /// Links refused, reported if the walk got that far.
+    refused: Vec<(PathBuf, String)>,
+    /// Where the budget stopped the walk.
+    stopped_at: Option<PathBuf>,
+}
+
+/// The files of a walked directory (see [`scan_dir`]) admitted by the memory budget in path
+/// order; [`read_admitted_steps`] reads them.
+fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
     let Scan { found, refused } = scan;
-    use rayon::prelude::*;
     // Where the walk stopped (the memory budget): later symbolic links were never met.
     let mut stopped_at: Option<PathBuf> = None;
-    enum Step {
-        Error(String),
-        Warning(String),
-        Read(PathBuf, Option<FileKind>, u64),
-        Ready(Input),
-    }
     let mut steps = Vec::new();
     for (at, entry, candidate) in found {
         let entry = match entry {
@@ -545,40 +565,62 @@ fn walk_dir(
             }
         }
     }
-    // `--kind` names the kind of stdin and of explicit files only: a walk reads only what it
-    // recognises.
-    let _ = forced_kind;
-    let read: Vec<Option<Result<Input, String>>> = {
-        steps
-            .par_iter()
-            .map(|step| {
-                let Step::Read(path, by_name, size) = step else {
-                    return None;
-                };
-                let bytes = match read_sized(path, *size, limits) {
-                    Ok(bytes) => bytes,
-                    Err(e) => return Some(Err(e)),
-                };
-                let kind =
-                    by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
-                kind.map(|kind| Ok(input(path, bytes, kind)))
-            })
-            .collect()
-    };
-    for (step, read) in steps.into_iter().zip(read) {
-        match (step, read) {
-            (Step::Error(e), _) | (_, Some(Err(e))) => out.errors.push(e),
-            (Step::Warning(w), _) => out.warnings.push(w),
-            (Step::Ready(input), _) | (_, Some(Ok(input))) => out.inputs.push(input),
-            (Step::Read(..), None) => {}
-        }
+    Admitted {
+        steps,
+        refused,
+        stopped_at,
     }
-    out.warnings.extend(
-        refused
-            .into_iter()
-            .filter(|(path, _)| stopped_at.as_ref().is_none_or(|stop| path <= stop))
-            .map(|(_, warning)| warning),
-    );
+}
+
+/// Reads the admitted files of every walked directory at once, in parallel, and adds each
+/// directory's inputs, errors and warnings to its part, in path order. (`--kind` names the
+/// kind of stdin and of explicit files only: a walk reads only what it recognises.)
+fn read_admitted_steps(
+    admitted: Vec<(usize, Admitted)>,
+    limits: &Limits,
+    parts: &mut [Discovered],
+) {
+    use rayon::prelude::*;
+    let all: Vec<&Step> = admitted.iter().flat_map(|(_, a)| &a.steps).collect();
+    let read: Vec<Option<Result<Input, String>>> = all
+        .par_iter()
+        .map(|step| {
+            let Step::Read(path, by_name, size) = step else {
+                return None;
+            };
+            let bytes = match read_sized(path, *size, limits) {
+                Ok(bytes) => bytes,
+                Err(e) => return Some(Err(e)),
+            };
+            let kind =
+                by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
+            kind.map(|kind| Ok(input(path, bytes, kind)))
+        })
+        .collect();
+    drop(all);
+    let mut read = read.into_iter();
+    for (part, admitted) in admitted {
+        let Some(out) = parts.get_mut(part) else {
+            continue;
+        };
+        for step in admitted.steps {
+            let read = read.next().flatten();
+            match (step, read) {
+                (Step::Error(e), _) | (_, Some(Err(e))) => out.errors.push(e),
+                (Step::Warning(w), _) => out.warnings.push(w),
+                (Step::Ready(input), _) | (_, Some(Ok(input))) => out.inputs.push(input),
+                (Step::Read(..), None) => {}
+            }
+        }
+        let stopped_at = admitted.stopped_at;
+        out.warnings.extend(
+            admitted
+                .refused
+                .into_iter()
+                .filter(|(path, _)| stopped_at.as_ref().is_none_or(|stop| path <= stop))
+                .map(|(_, warning)| warning),
+        );
+    }
 }
 
 #[cfg(test)]

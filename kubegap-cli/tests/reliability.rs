@@ -222,6 +222,45 @@ fn files_over_the_size_limit_are_refused() {
     );
 }
 
+/// Directories are walked together but reported in argument order: each argument's problems
+/// come in the order of the arguments, whatever the thread count.
+#[test]
+fn problems_come_in_argument_order() {
+    let dir = scratch("arg-order");
+    write(&dir.join("a/big.yaml"), "a: 1\n".repeat(1000));
+    write(&dir.join("b/big.yaml"), "a: 1\n".repeat(1000));
+    write(&dir.join("b/ok.yaml"), service());
+    for threads in ["1", "3"] {
+        let out = run(
+            &dir,
+            &[
+                "lint",
+                "b",
+                "missing.yaml",
+                "a",
+                "--max-file-size",
+                "1KiB",
+                "--threads",
+                threads,
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 3, "{stderr}");
+        assert!(errors[0].contains("b/big.yaml"), "{stderr}");
+        assert!(errors[1].contains("missing.yaml"), "{stderr}");
+        assert!(errors[2].contains("a/big.yaml"), "{stderr}");
+        // The readable file of `b` is linted.
+        assert!(
+            text(&out).contains("k8s-service-selects-nothing"),
+            "{}",
+            text(&out)
+        );
+    }
+}
+
 /// Stdin redirected from a file is read like the file (in parallel blocks when large, from the
 /// position the shell left it at): the report is the one a pipe of the same bytes gives, and
 /// the size limit refuses it the same way.
