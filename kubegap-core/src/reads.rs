@@ -270,20 +270,37 @@ pub fn canonicalize_all(paths: &[&Path]) -> Vec<Option<PathBuf>> {
             None => std::fs::canonicalize(node).ok(),
         })
         .collect();
-    let mut order: Vec<usize> = (0..nodes.len()).filter(|i| plain[*i].is_some()).collect();
+    // A node from its resolved parent (or in full, should the parent not resolve although the
+    // node exists: it changed meanwhile).
+    let from_parent = |i: usize, resolved: &[Option<PathBuf>]| match plain[i] {
+        Some((parent, name)) => match &resolved[parent] {
+            Some(dir) => Some(dir.join(name)),
+            None => std::fs::canonicalize(nodes[i]).ok(),
+        },
+        None => resolved[i].clone(),
+    };
+    // The directories (the parents), shallowest first; then the paths asked for, in parallel.
+    let mut is_parent = vec![false; nodes.len()];
+    for (parent, _) in plain.iter().flatten() {
+        is_parent[*parent] = true;
+    }
+    let mut order: Vec<usize> = (0..nodes.len())
+        .filter(|i| is_parent[*i] && plain[*i].is_some())
+        .collect();
     order.sort_unstable_by_key(|i| depth[*i]);
     for i in order {
-        if let Some((parent, name)) = plain[i] {
-            resolved[i] = match &resolved[parent] {
-                Some(dir) => Some(dir.join(name)),
-                // The parent does not resolve although the path exists (it changed meanwhile).
-                None => std::fs::canonicalize(nodes[i]).ok(),
-            };
-        }
+        resolved[i] = from_parent(i, &resolved);
     }
     paths
-        .iter()
-        .map(|p| resolved[index[p.as_os_str()]].clone())
+        .par_iter()
+        .map(|p| {
+            let i = index[p.as_os_str()];
+            if is_parent[i] {
+                resolved[i].clone()
+            } else {
+                from_parent(i, &resolved)
+            }
+        })
         .collect()
 }
 
