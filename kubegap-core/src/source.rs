@@ -414,6 +414,12 @@ mod tests {
     }
 
     fn check_against_full_index(text: &str) {
+        check_lines(text, 0..=text.len() + 2);
+    }
+
+    /// The index of `text` has the lines of a full index, and finds the line of each offset in
+    /// `offsets`.
+    fn check_lines(text: &str, offsets: impl Iterator<Item = usize>) {
         let f = SourceFile::new("t", None, text.to_string(), FileKind::Yaml);
         let starts = full_index(text);
         assert_eq!(f.line_count(), starts.len());
@@ -423,13 +429,20 @@ mod tests {
             assert_eq!(f.line_range(i), *s..end, "line {i}");
         }
         assert_eq!(f.line_start(starts.len()), None);
-        for offset in 0..=text.len() + 2 {
+        for offset in offsets {
             let expected = match starts.binary_search(&offset) {
                 Ok(i) => i,
                 Err(i) => i - 1,
             };
             assert_eq!(f.line_index(offset as u32), expected, "offset {offset}");
         }
+    }
+
+    /// Offsets around each block boundary of a large text, and a sample of the others.
+    fn block_offsets(len: usize) -> impl Iterator<Item = usize> {
+        (1..=len / LINE_BLOCK)
+            .flat_map(|k| k * LINE_BLOCK - 3..k * LINE_BLOCK + 3)
+            .chain((0..len).step_by(997))
     }
 
     #[test]
@@ -470,22 +483,7 @@ mod tests {
             text.push_str(["\n", "\r\n", "\r"][i % 3]);
             i += 1;
         }
-        let f = SourceFile::new("t", None, text.clone(), FileKind::Yaml);
-        let starts = full_index(&text);
-        assert_eq!(f.line_count(), starts.len());
-        for (i, s) in starts.iter().enumerate() {
-            assert_eq!(f.line_start(i), Some(*s as u32), "line {i}");
-        }
-        for k in 1..=3 {
-            let b = k * LINE_BLOCK;
-            for offset in (b - 3..b + 3).chain((0..text.len()).step_by(997)) {
-                let expected = match starts.binary_search(&offset) {
-                    Ok(i) => i,
-                    Err(i) => i - 1,
-                };
-                assert_eq!(f.line_index(offset as u32), expected, "offset {offset}");
-            }
-        }
+        check_lines(&text, block_offsets(text.len()));
     }
 
     #[test]
@@ -506,12 +504,7 @@ mod tests {
                 });
                 i += 1;
             }
-            let f = SourceFile::new("t", None, text.clone(), FileKind::Yaml);
-            let starts = full_index(&text);
-            assert_eq!(f.line_count(), starts.len());
-            for (i, s) in starts.iter().enumerate() {
-                assert_eq!(f.line_start(i), Some(*s as u32), "line {i}");
-            }
+            check_lines(&text, block_offsets(text.len()));
         }
     }
 
