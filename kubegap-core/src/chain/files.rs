@@ -117,45 +117,31 @@ impl<'a> Targets<'a> {
 
 /// Every nginx `proxy_pass` and haproxy.cfg `server` that reaches a Service of the input.
 pub fn file_routes<'a>(cx: &Stage<'a>) -> Vec<FileRoute<'a>> {
-    let mut out = Vec::new();
     if cx.nginx.is_empty() && cx.haproxy.is_empty() {
-        return out;
+        return Vec::new();
     }
     let targets = Targets::new(cx);
     // Each config's routes are found apart, in parallel (hundreds of configs in a monorepo),
     // and kept in config order.
     use rayon::prelude::*;
-    let nginx: Vec<Vec<FileRoute<'a>>> = cx
+    let nginx = cx
         .nginx
         .par_iter()
-        .map(|config| {
-            let mut routes = Vec::new();
-            nginx_routes(cx, &targets, config, &mut routes);
-            routes
-        })
-        .collect();
-    let haproxy: Vec<Vec<FileRoute<'a>>> = cx
+        .map(|config| nginx_routes(cx, &targets, config));
+    let haproxy = cx
         .haproxy
         .par_iter()
-        .map(|config| {
-            let mut routes = Vec::new();
-            haproxy_routes(cx, &targets, config, &mut routes);
-            routes
-        })
-        .collect();
-    out.reserve_exact(nginx.iter().chain(&haproxy).map(Vec::len).sum());
-    for routes in nginx.into_iter().chain(haproxy) {
-        out.extend(routes);
-    }
-    out
+        .map(|config| haproxy_routes(cx, &targets, config));
+    let per_config: Vec<Vec<FileRoute<'a>>> = nginx.chain(haproxy).collect();
+    per_config.into_iter().flatten().collect()
 }
 
 fn nginx_routes<'a>(
     cx: &Stage<'a>,
     targets: &Targets<'a>,
     config: &'a crate::nginx::NginxConfig,
-    out: &mut Vec<FileRoute<'a>>,
-) {
+) -> Vec<FileRoute<'a>> {
+    let mut out = Vec::new();
     let new_default = cx
         .settings
         .nginx_version
@@ -211,14 +197,14 @@ fn nginx_routes<'a>(
             }
         }
     }
+    out
 }
 
 fn haproxy_routes<'a>(
     cx: &Stage<'a>,
     targets: &Targets<'a>,
     config: &'a crate::haproxy::HaproxyConfig,
-    out: &mut Vec<FileRoute<'a>>,
-) {
+) -> Vec<FileRoute<'a>> {
     let view = config.view(cx.settings.haproxy_version.as_ref());
     let file = cx.files.get(config.file);
     let base = file.base_name().to_string();
@@ -302,9 +288,7 @@ fn haproxy_routes<'a>(
             out
         })
         .collect();
-    for r in routes {
-        out.extend(r);
-    }
+    routes.into_iter().flatten().collect()
 }
 
 /// Chains of file routes that end at an application (routes to an ingress controller's
