@@ -179,7 +179,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
     let with_dirs: Vec<&Path> = paths
         .iter()
         .copied()
-        .chain(paths.iter().map(|p| nginx::input_dir(p)))
+        .chain(paths.iter().map(|p| crate::reads::parent_dir(p)))
         .collect();
     let mut resolved = crate::reads::canonicalize_all(&with_dirs);
     let mut dirs = resolved.split_off(paths.len()).into_iter();

@@ -63,7 +63,6 @@ pub struct Layout {
 
 /// Caches which directories are charts and kustomizations, keyed by the bytes of the
 /// directory paths above the inputs (borrowed from them).
-#[derive(Default)]
 struct Dirs<'p> {
     /// Whether the directory holds a `Chart.yaml`, and its kustomization file.
     known: HashMap<&'p std::ffi::OsStr, (bool, Option<PathBuf>)>,

@@ -174,6 +174,15 @@ pub fn best_canonical(path: &Path) -> PathBuf {
     }
 }
 
+/// The directory a file is in: its parent, `.` for a bare name (and for `/`, which has no
+/// parent).
+pub fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// `std::fs::canonicalize` of every path (`None` where it fails), with one `lstat` per file
 /// and directory instead of one `readlink` per component of every path (30,000 system calls
 /// for the 5,400 inputs of a monorepo and their directories). A path that is not a symbolic
@@ -196,13 +205,7 @@ pub fn canonicalize_all(paths: &[&Path]) -> Vec<Option<PathBuf>> {
         {
             return None;
         }
-        let parent = path.parent()?;
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        Some((parent, name))
+        Some((parent_dir(path), name))
     }
     // Every path and every directory above it, once (by bytes): a path's parents are listed
     // up to the first one already listed, whose own parents were listed with it.

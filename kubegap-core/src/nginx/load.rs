@@ -93,14 +93,6 @@ struct Expansion {
     refused: Vec<(Option<String>, String)>,
 }
 
-/// The directory an input file's relative paths start from (a lint root).
-pub(crate) fn input_dir(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    }
-}
-
 /// What `nginx -t` and kubegap agree an nginx load produced: configurations, syntax errors (once
 /// per file) and include problems (`nginx-include-missing`, only for reported configurations).
 #[derive(Debug, Default)]
@@ -172,7 +164,8 @@ pub fn load_all_canonical(
                 .ok()
                 .and_then(|i| known.dirs.get(i))
                 .and_then(Option::as_ref);
-            Some((input_dir(f.path.as_deref()?), known))
+            // The directory an input's relative paths start from is a lint root.
+            Some((crate::reads::parent_dir(f.path.as_deref()?), known))
         })
         .chain(settings.nginx_prefix.as_deref().map(|p| (p, None)))
         .collect();

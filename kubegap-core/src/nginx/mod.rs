@@ -37,7 +37,6 @@ mod values;
 mod tests;
 
 pub use directives::is_known;
-pub(crate) use load::input_dir;
 pub use load::{load_all, load_all_canonical, Canonical, Loaded};
 pub use longlived::{LongLived, LONG_LIVED_MARK};
 pub use parse::{Arg, Comment};
