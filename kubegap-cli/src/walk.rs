@@ -303,7 +303,7 @@ fn regular_size(path: &Path) -> Option<u64> {
 }
 
 /// A regular file's size checked against `--max-file-size` and the memory budget, before
-/// [`read_admitted`] reads it. `Err("")` when the budget was already reported.
+/// [`read_sized`] reads it. `Err("")` when the budget was already reported.
 fn admit_size(path: &Path, size: u64, limits: &Limits, budget: &mut Budget) -> Result<(), String> {
     if size > limits.max_file_size {
         return Err(format!(
@@ -316,13 +316,8 @@ fn admit_size(path: &Path, size: u64, limits: &Limits, budget: &mut Budget) -> R
     budget.take(size)
 }
 
-/// Reads a file [`admit_file`] admitted (bounded by `--max-file-size` still: it may have grown).
-fn read_admitted(path: &Path, limits: &Limits) -> Result<Vec<u8>, String> {
-    reads::read_bounded_file(path, limits.max_file_size)
-        .map_err(|r| format!("{}: {}", display_name(path), refusal_text(&r)))
-}
-
-/// [`read_admitted`] for a file whose size the walk has just taken: read up to that size.
+/// Reads a regular file that [`admit_size`] admitted at `size`, up to that size (a file that
+/// grew since is read as it was; an empty or large one is bounded by `--max-file-size` still).
 fn read_sized(path: &Path, size: u64, limits: &Limits) -> Result<Vec<u8>, String> {
     reads::read_file_of_size(path, size, limits.max_file_size)
         .map_err(|r| format!("{}: {}", display_name(path), refusal_text(&r)))
@@ -334,7 +329,7 @@ fn read_file(path: &Path, limits: &Limits, budget: &mut Budget) -> Result<Vec<u8
     let name = display_name(path);
     if let Some(size) = regular_size(path) {
         admit_size(path, size, limits, budget)?;
-        return read_admitted(path, limits);
+        return read_sized(path, size, limits);
     }
     // A stream named explicitly (`<(helm template .)`, a FIFO, a device): bounded while read.
     let limit = limits.max_file_size.min(budget.room());
