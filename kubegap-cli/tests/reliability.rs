@@ -66,6 +66,12 @@ fn json(out: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
+/// `out` exited with `code` and says `needle` (on stdout or stderr).
+fn assert_says(out: &Output, code: i32, needle: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", text(out));
+    assert!(text(out).contains(needle), "{}", text(out));
+}
+
 /// Issue #16's reproduction: `include ../secret.env;` must not print the secret, in any format.
 #[test]
 fn an_include_leaving_the_root_is_not_read() {
@@ -192,34 +198,27 @@ fn files_over_the_size_limit_are_refused() {
     let dir = scratch("size");
     write(&dir.join("big.yaml"), "a: 1\n".repeat(1000));
     let out = run(&dir, &["lint", "big.yaml", "--max-file-size", "1KiB"], None);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("big.yaml: 4.8 KiB is larger than --max-file-size (1 KiB), not read"),
-        "{}",
-        text(&out)
+    assert_says(
+        &out,
+        2,
+        "big.yaml: 4.8 KiB is larger than --max-file-size (1 KiB), not read",
     );
     let out = run(
         &dir,
         &["lint", "-", "--max-file-size", "1KiB"],
         Some("a: 1\n".repeat(1000).as_bytes()),
     );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("<stdin>: larger than --max-file-size (1 KiB), not read"),
-        "{}",
-        text(&out)
+    assert_says(
+        &out,
+        2,
+        "<stdin>: larger than --max-file-size (1 KiB), not read",
     );
     // Under the limit: linted.
     let out = run(&dir, &["lint", "big.yaml", "--max-file-size", "1M"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     // The memory budget refuses what the size limit lets through.
     let out = run(&dir, &["lint", "big.yaml", "--max-memory", "1M"], None);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("above --max-memory 1 MiB"),
-        "{}",
-        text(&out)
-    );
+    assert_says(&out, 2, "above --max-memory 1 MiB");
 }
 
 /// Directories are walked together but reported in argument order: each argument's problems
@@ -287,11 +286,10 @@ fn stdin_from_a_file_reads_like_a_pipe() {
     assert_eq!(redirected.stdout, piped.stdout);
     let args = ["lint", "-", "--max-file-size", "8MiB"];
     let out = from_file(&args);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("<stdin>: larger than --max-file-size (8 MiB), not read"),
-        "{}",
-        text(&out)
+    assert_says(
+        &out,
+        2,
+        "<stdin>: larger than --max-file-size (8 MiB), not read",
     );
 }
 
@@ -307,11 +305,10 @@ fn dev_zero_is_bounded() {
         }
         let started = std::time::Instant::now();
         let out = run(&dir, &args, None);
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-        assert!(
-            text(&out).contains("/dev/zero: larger than --max-file-size (4 MiB), not read"),
-            "{}",
-            text(&out)
+        assert_says(
+            &out,
+            2,
+            "/dev/zero: larger than --max-file-size (4 MiB), not read",
         );
         assert!(started.elapsed().as_secs() < 20);
     }
