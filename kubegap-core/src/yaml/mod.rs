@@ -588,7 +588,11 @@ impl<'a> NodeRef<'a> {
                 let from = n.start as usize + q;
                 let to = (n.end as usize).saturating_sub(q);
                 let len = to.saturating_sub(from);
-                if len == key.len() && text.get(from..to) == Some(key.as_bytes()) {
+                if len == key.len()
+                    && text
+                        .get(from..to)
+                        .is_some_and(|k| same_bytes(k, key.as_bytes()))
+                {
                     return Some((NodeRef { doc, id }, NodeRef { doc, id: value }));
                 }
                 if len == 2 && kind == Kind::Plain && text.get(from..to) == Some(b"<<") {
@@ -1246,3 +1250,33 @@ fn scan_error(file: FileId, text: &str, error: &ScanError) -> ParseError {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether two byte strings are equal. Mapping keys are short, and most comparisons in a
+/// lint are of keys of equal length: up to 16 bytes they are compared with two loads each
+/// instead of a call to `memcmp` (which was 14 % of a one-thread lint of the 51 MB stream).
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    fn word(s: &[u8], at: usize) -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    }
+    fn half(s: &[u8], at: usize) -> u32 {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(w)
+    }
+    match n {
+        0 => true,
+        // Bytes 0, n/2 and n-1 cover every byte of 1, 2 or 3.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        // Two overlapping words cover the whole string.
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}

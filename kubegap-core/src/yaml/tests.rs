@@ -327,3 +327,23 @@ fn duplicates_in_large_and_small_mappings() {
         ]
     );
 }
+
+#[test]
+fn same_bytes_finds_a_difference_at_every_position_of_every_short_length() {
+    for n in 0..=40usize {
+        let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i % 26).collect();
+        assert!(super::same_bytes(&a, &a.clone()), "length {n}");
+        for at in 0..n {
+            let mut b = a.clone();
+            b[at] ^= 0x20;
+            assert!(!super::same_bytes(&a, &b), "length {n}, byte {at}");
+        }
+        let mut longer = a.clone();
+        longer.push(b'a');
+        assert!(
+            !super::same_bytes(&a, &longer),
+            "length {n} against {}",
+            n + 1
+        );
+    }
+}
