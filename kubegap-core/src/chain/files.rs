@@ -171,12 +171,12 @@ fn nginx_routes<'a>(
         if let Some(upstream) = pass.upstream.and_then(|i| upstreams.get(i)) {
             if upstream.keepalive.is_some() || new_default {
                 let idle = config.upstream_keepalive_timeout(upstream.directive);
-                let mut value = Value::of(&idle);
-                if let Some(k) = upstream.keepalive {
+                let source = match upstream.keepalive {
                     // A default points at the upstream's `keepalive` line.
-                    *value.source = value.source.implied_by("`keepalive`", config.get(k).span);
-                }
-                proxy.pool_idle = Some(value);
+                    Some(k) => idle.source.implied_by("`keepalive`", config.get(k).span),
+                    None => idle.source,
+                };
+                proxy.pool_idle = Some(Value::new(idle.value, source));
             }
         }
         for target in config.targets(&pass, &upstreams) {

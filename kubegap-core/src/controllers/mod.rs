@@ -34,6 +34,7 @@ use crate::source::Span;
 use crate::value::duration::Millis;
 use crate::yaml::{Document, NodeRef};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 mod args;
 mod aws_alb;
@@ -297,7 +298,16 @@ impl Model {
 }
 
 fn default_of(product: Product, version: Option<&Version>) -> Source {
-    Source::default_of(product.name(), version.cloned())
+    if version.is_some() {
+        return Source::default_of(product.name(), version.cloned());
+    }
+    // Without a version, a product's default is the same for every route: one shared
+    // allocation per product (a 51 MB stream has 15,000 routes, each with two of these).
+    static SHARED: [OnceLock<Source>; Product::ALL.len()] =
+        [const { OnceLock::new() }; Product::ALL.len()];
+    SHARED[product as usize]
+        .get_or_init(|| Source::default_of(product.name(), None))
+        .clone()
 }
 
 /// A setting from the ConfigMap, else the default.
@@ -370,7 +380,11 @@ impl RouteInput<'_> {
 /// in the input (milliseconds, and its source), for the chains.
 pub fn default_client_keepalive(product: Product) -> Option<(u64, Source)> {
     let (ms, setting, name) = product.spec().client_keepalive?;
-    Some((ms, Source::default_setting(name, setting)))
+    // The same for every route of the product: shared, as in `default_of`.
+    static SHARED: [OnceLock<Source>; Product::ALL.len()] =
+        [const { OnceLock::new() }; Product::ALL.len()];
+    let source = SHARED[product as usize].get_or_init(|| Source::default_setting(name, setting));
+    Some((ms, source.clone()))
 }
 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {

@@ -682,3 +682,31 @@ spec:
     assert_eq!(tunnel.value, crate::value::duration::Millis(10_800_000));
     assert!(matches!(tunnel.source, Source::Annotation { .. }));
 }
+
+#[test]
+fn unversioned_defaults_are_one_allocation_per_product() {
+    use crate::value::provenance::Source;
+    let shared = |a: &Source, b: &Source| match (a, b) {
+        (Source::Default(a), Source::Default(b)) => std::sync::Arc::ptr_eq(a, b),
+        _ => panic!("not defaults: {a:?}, {b:?}"),
+    };
+    for p in Product::ALL {
+        let (a, b) = (super::default_of(p, None), super::default_of(p, None));
+        assert!(shared(&a, &b), "{p:?}");
+        assert!(matches!(&a, Source::Default(d) if d.product == p.name() && d.version.is_none()));
+        if let (Some((_, a)), Some((_, b))) =
+            (super::default_client_keepalive(p), super::default_client_keepalive(p))
+        {
+            assert!(shared(&a, &b), "{p:?} keep-alive");
+        }
+    }
+    // Distinct products never share one.
+    let nginx = super::default_of(Product::IngressNginx, None);
+    let haproxy = super::default_of(Product::HaproxyTech, None);
+    assert!(!shared(&nginx, &haproxy));
+    // A default at a version is its own value, with the version.
+    let v = crate::config::Version::parse("1.9.4");
+    let at = super::default_of(Product::IngressNginx, v.as_ref());
+    assert!(!shared(&at, &nginx));
+    assert_ne!(at, nginx);
+}

@@ -127,7 +127,7 @@ impl NginxConfig {
         self.time_or_default(
             self.effective(at, name),
             default,
-            Source::default_setting("nginx", name),
+            Source::default_setting("nginx", name.to_string()),
         )
     }
 

@@ -8,6 +8,8 @@
 
 use crate::config::Version;
 use crate::source::{SourceMap, Span};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Where an effective value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,20 +60,21 @@ pub enum Source {
         /// What and where, for messages (`configuration line 4`).
         what: String,
     },
-    /// The default of a product, at a version when known (boxed: the other sources are at most
-    /// 48 bytes, and settings and chain hops hold many optional sources).
-    Default(Box<DefaultOf>),
+    /// The default of a product, at a version when known (behind an `Arc`: the other sources
+    /// are at most 48 bytes, settings and chain hops hold many optional sources, and the copies
+    /// of a setting in routes and chains share one default instead of a box each).
+    Default(Arc<DefaultOf>),
 }
 
 /// The default of a product: what [`Source::Default`] holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DefaultOf {
     /// The product (or platform) name: `ingress-nginx`, `AWS ALB`, `HAProxy`, `gunicorn`.
-    pub product: String,
+    pub product: Cow<'static, str>,
     /// The version the default was looked up for, when known.
     pub version: Option<Version>,
     /// The setting whose default it is (`keep-alive`, `pool-purge-delay`), when named.
-    pub setting: Option<String>,
+    pub setting: Option<Cow<'static, str>>,
     /// Why this default applies (`before 1.29.7; nginx version unknown, …`).
     pub note: Option<String>,
     /// What in the input implies the product (`` `gunicorn` `` and its span), when shown.
@@ -87,8 +90,8 @@ fn at(files: &SourceMap, span: Span) -> String {
 
 impl Source {
     /// The default of `product` (at `version`, when known).
-    pub fn default_of(product: impl Into<String>, version: Option<Version>) -> Source {
-        Source::Default(Box::new(DefaultOf {
+    pub fn default_of(product: impl Into<Cow<'static, str>>, version: Option<Version>) -> Source {
+        Source::Default(Arc::new(DefaultOf {
             product: product.into(),
             version,
             setting: None,
@@ -98,8 +101,11 @@ impl Source {
     }
 
     /// The default of `setting` in `product`.
-    pub fn default_setting(product: impl Into<String>, setting: impl Into<String>) -> Source {
-        Source::Default(Box::new(DefaultOf {
+    pub fn default_setting(
+        product: impl Into<Cow<'static, str>>,
+        setting: impl Into<Cow<'static, str>>,
+    ) -> Source {
+        Source::Default(Arc::new(DefaultOf {
             product: product.into(),
             version: None,
             setting: Some(setting.into()),
@@ -112,7 +118,7 @@ impl Source {
     #[must_use]
     pub fn at_version(mut self, version: Option<Version>) -> Source {
         if let Source::Default(d) = &mut self {
-            d.version = version;
+            Arc::make_mut(d).version = version;
         }
         self
     }
@@ -121,7 +127,7 @@ impl Source {
     #[must_use]
     pub fn with_note(mut self, text: impl Into<String>) -> Source {
         if let Source::Default(d) = &mut self {
-            d.note = Some(text.into());
+            Arc::make_mut(d).note = Some(text.into());
         }
         self
     }
@@ -130,7 +136,7 @@ impl Source {
     #[must_use]
     pub fn implied_by(mut self, what: impl Into<String>, span: Span) -> Source {
         if let Source::Default(d) = &mut self {
-            d.implied_by = Some((what.into(), span));
+            Arc::make_mut(d).implied_by = Some((what.into(), span));
         }
         self
     }
