@@ -10,6 +10,7 @@ use crate::source::Span;
 use crate::value::duration::Millis;
 use crate::value::provenance::Source;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A file-config proxy that sends traffic to a Service of the input.
 pub struct FileRoute<'a> {
@@ -173,7 +174,9 @@ fn nginx_routes<'a>(
                 let idle = config.upstream_keepalive_timeout(upstream.directive);
                 let source = match upstream.keepalive {
                     // A default points at the upstream's `keepalive` line.
-                    Some(k) => idle.source.implied_by("`keepalive`", config.get(k).span),
+                    Some(k) => Arc::new(
+                        Source::clone(&idle.source).implied_by("`keepalive`", config.get(k).span),
+                    ),
                     None => idle.source,
                 };
                 proxy.pool_idle = Some(Value::new(idle.value, source));

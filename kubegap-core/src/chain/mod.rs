@@ -67,16 +67,16 @@ pub struct Value {
 
 impl Value {
     /// An exact value with its source.
-    pub fn new(value: Millis, source: Source) -> Value {
+    pub fn new(value: Millis, source: impl Into<Arc<Source>>) -> Value {
         Value {
             range: Range::exact(value),
-            source: Arc::new(source),
+            source: source.into(),
         }
     }
 
     /// A controller or load balancer setting as a chain value.
     pub fn of(setting: &Setting<Millis>) -> Value {
-        Value::new(setting.value, setting.source.clone())
+        Value::new(setting.value, Arc::clone(&setting.source))
     }
 
     /// The span to point at or label: where the value is written, else what implies a default.

@@ -34,7 +34,7 @@ use crate::source::Span;
 use crate::value::duration::Millis;
 use crate::yaml::{Document, NodeRef};
 use rayon::prelude::*;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 mod args;
 mod aws_alb;
@@ -297,17 +297,17 @@ impl Model {
     }
 }
 
-fn default_of(product: Product, version: Option<&Version>) -> Source {
+fn default_of(product: Product, version: Option<&Version>) -> Arc<Source> {
     if version.is_some() {
-        return Source::default_of(product.name(), version.cloned());
+        return Arc::new(Source::default_of(product.name(), version.cloned()));
     }
     // Without a version, a product's default is the same for every route: one shared
     // allocation per product (a 51 MB stream has 15,000 routes, each with two of these).
-    static SHARED: [OnceLock<Source>; Product::ALL.len()] =
+    static SHARED: [OnceLock<Arc<Source>>; Product::ALL.len()] =
         [const { OnceLock::new() }; Product::ALL.len()];
-    SHARED[product as usize]
-        .get_or_init(|| Source::default_of(product.name(), None))
-        .clone()
+    Arc::clone(
+        SHARED[product as usize].get_or_init(|| Arc::new(Source::default_of(product.name(), None))),
+    )
 }
 
 /// A setting from the ConfigMap, else the default.
@@ -378,13 +378,14 @@ impl RouteInput<'_> {
 
 /// Client keep-alive default of the in-cluster proxy of a product when its configuration is not
 /// in the input (milliseconds, and its source), for the chains.
-pub fn default_client_keepalive(product: Product) -> Option<(u64, Source)> {
+pub fn default_client_keepalive(product: Product) -> Option<(u64, Arc<Source>)> {
     let (ms, setting, name) = product.spec().client_keepalive?;
     // The same for every route of the product: shared, as in `default_of`.
-    static SHARED: [OnceLock<Source>; Product::ALL.len()] =
+    static SHARED: [OnceLock<Arc<Source>>; Product::ALL.len()] =
         [const { OnceLock::new() }; Product::ALL.len()];
-    let source = SHARED[product as usize].get_or_init(|| Source::default_setting(name, setting));
-    Some((ms, source.clone()))
+    let source =
+        SHARED[product as usize].get_or_init(|| Arc::new(Source::default_setting(name, setting)));
+    Some((ms, Arc::clone(source)))
 }
 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {

@@ -94,7 +94,7 @@ fn precedence_annotation_then_config_map_then_default() {
     // Annotation wins.
     let send = route.send_timeout.as_ref().unwrap();
     assert_eq!(send.value, crate::value::duration::Millis(3_600_000));
-    assert!(matches!(send.source, Source::Annotation { .. }));
+    assert!(matches!(*send.source, Source::Annotation { .. }));
     // ConfigMap next.
     let read = route.read_timeout.as_ref().unwrap();
     assert_eq!(read.value, crate::value::duration::Millis(120_000));
@@ -680,33 +680,31 @@ spec:
     );
     let tunnel = route.tunnel_timeout.as_ref().unwrap();
     assert_eq!(tunnel.value, crate::value::duration::Millis(10_800_000));
-    assert!(matches!(tunnel.source, Source::Annotation { .. }));
+    assert!(matches!(*tunnel.source, Source::Annotation { .. }));
 }
 
 #[test]
 fn unversioned_defaults_are_one_allocation_per_product() {
     use crate::value::provenance::Source;
-    let shared = |a: &Source, b: &Source| match (a, b) {
-        (Source::Default(a), Source::Default(b)) => std::sync::Arc::ptr_eq(a, b),
-        _ => panic!("not defaults: {a:?}, {b:?}"),
-    };
+    use std::sync::Arc;
     for p in Product::ALL {
         let (a, b) = (super::default_of(p, None), super::default_of(p, None));
-        assert!(shared(&a, &b), "{p:?}");
-        assert!(matches!(&a, Source::Default(d) if d.product == p.name() && d.version.is_none()));
-        if let (Some((_, a)), Some((_, b))) =
-            (super::default_client_keepalive(p), super::default_client_keepalive(p))
-        {
-            assert!(shared(&a, &b), "{p:?} keep-alive");
+        assert!(Arc::ptr_eq(&a, &b), "{p:?}");
+        assert!(matches!(&*a, Source::Default(d) if d.product == p.name() && d.version.is_none()));
+        if let (Some((_, a)), Some((_, b))) = (
+            super::default_client_keepalive(p),
+            super::default_client_keepalive(p),
+        ) {
+            assert!(Arc::ptr_eq(&a, &b), "{p:?} keep-alive");
         }
     }
     // Distinct products never share one.
     let nginx = super::default_of(Product::IngressNginx, None);
     let haproxy = super::default_of(Product::HaproxyTech, None);
-    assert!(!shared(&nginx, &haproxy));
+    assert!(!Arc::ptr_eq(&nginx, &haproxy));
     // A default at a version is its own value, with the version.
     let v = crate::config::Version::parse("1.9.4");
     let at = super::default_of(Product::IngressNginx, v.as_ref());
-    assert!(!shared(&at, &nginx));
+    assert!(matches!(&*at, Source::Default(d) if d.version == v));
     assert_ne!(at, nginx);
 }

@@ -215,6 +215,7 @@ fn effective_values_follow_inheritance_and_defaults() {
                 "nginx",
                 "proxy_send_timeout"
             )
+            .into()
         }
     );
     let upstreams = cfg.upstreams();
@@ -254,7 +255,7 @@ fn proxy_http_version_default_depends_on_the_version() {
     let unknown = cfg.proxy_http_version(at, &Settings::default());
     assert_eq!(unknown.value, "1.0");
     assert!(
-        matches!(&unknown.source, crate::value::provenance::Source::Default(d) if d.note.as_ref().is_some_and(|t| t.contains("version unknown")))
+        matches!(&*unknown.source, crate::value::provenance::Source::Default(d) if d.note.as_ref().is_some_and(|t| t.contains("version unknown")))
     );
     let old = Settings {
         nginx_version: Version::parse("1.25.3"),

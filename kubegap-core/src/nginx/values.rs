@@ -143,13 +143,13 @@ impl NginxConfig {
             if let Some(value) = d.arg(0).and_then(parse_time) {
                 return Setting {
                     value,
-                    source: directive_source(d),
+                    source: directive_source(d).into(),
                 };
             }
         }
         Setting {
             value: default,
-            source: default_source,
+            source: default_source.into(),
         }
     }
 
@@ -184,7 +184,7 @@ impl NginxConfig {
         let d = self.get(id);
         Some(Setting {
             value: d.arg(0).and_then(parse_time)?,
-            source: directive_source(d),
+            source: directive_source(d).into(),
         })
     }
 
@@ -201,7 +201,7 @@ impl NginxConfig {
             if let Some(v) = d.arg(0) {
                 return Setting {
                     value: v.to_string(),
-                    source: directive_source(d),
+                    source: directive_source(d).into(),
                 };
             }
         }
@@ -218,7 +218,7 @@ impl NginxConfig {
             .with_note(note);
         Setting {
             value: value.to_string(),
-            source,
+            source: source.into(),
         }
     }
 

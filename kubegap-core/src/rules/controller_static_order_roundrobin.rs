@@ -138,7 +138,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 if replicas < MANY_REPLICAS {
                     continue;
                 }
-                let span = match &balance.source {
+                let span = match &*balance.source {
                     Source::ConfigMapKey { value_span, .. } => *value_span,
                     _ => cx.span(replicas_at),
                 };
@@ -149,7 +149,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                         cx.describe(c.obj)
                     ),
                 );
-                if matches!(balance.source, Source::ConfigMapKey { .. }) {
+                if matches!(*balance.source, Source::ConfigMapKey { .. }) {
                     f.label(cx.span(replicas_at), "replicas");
                 }
                 if let Some(note) = c.assumed_default_note(&balance.source) {

@@ -120,7 +120,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     GRACE_MARGIN_MS,
                 ),
             );
-            if let Source::ConfigMapKey { key_span, .. } = &deadline.source {
+            if let Source::ConfigMapKey { key_span, .. } = &*deadline.source {
                 finding.label(*key_span, "the shutdown timeout");
             }
             if let Some(note) = c.assumed_default_note(&deadline.source) {

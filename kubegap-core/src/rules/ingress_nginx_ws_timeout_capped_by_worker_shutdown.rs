@@ -97,7 +97,7 @@ reconnect with jittered backoff";
 fn cite_all(cx: &Context<'_>, capped: &[(&str, &Setting<Millis>)]) -> String {
     let kind = if capped
         .iter()
-        .all(|(_, t)| matches!(t.source, Source::ConfigMapKey { .. }))
+        .all(|(_, t)| matches!(*t.source, Source::ConfigMapKey { .. }))
     {
         "ConfigMap keys"
     } else {
@@ -167,7 +167,7 @@ fn report(
             );
         }
     }
-    if let Source::ConfigMapKey { key_span, .. } = &deadline.source {
+    if let Source::ConfigMapKey { key_span, .. } = &*deadline.source {
         finding.label(*key_span, "the controller's shutdown deadline");
     }
     match controller {
@@ -202,7 +202,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         .into_iter()
         .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
         .filter(|(_, timeout)| {
-            matches!(timeout.source, Source::Annotation { .. })
+            matches!(*timeout.source, Source::Annotation { .. })
                 && outlives(Some(timeout.value), deadline.value)
         })
         .collect();
@@ -223,7 +223,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         .into_iter()
         .filter_map(|(knob, timeout)| Some((knob, timeout.as_ref()?)))
         .filter(|(_, timeout)| {
-            matches!(timeout.source, Source::ConfigMapKey { .. })
+            matches!(*timeout.source, Source::ConfigMapKey { .. })
                 && outlives(Some(timeout.value), deadline.value)
         })
         .collect();

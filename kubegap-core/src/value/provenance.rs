@@ -231,14 +231,19 @@ impl Source {
 pub struct Setting<T> {
     /// The value (durations as [`crate::value::duration::Millis`]).
     pub value: T,
-    /// Where it came from.
-    pub source: Source,
+    /// Where it came from. Shared: a route's settings, the chain values made from them and a
+    /// product default used by every route are one source each, not a copy per holder (a
+    /// `Source` is 56 bytes and a route holds eight optional settings).
+    pub source: Arc<Source>,
 }
 
 impl<T> Setting<T> {
-    /// A setting.
-    pub fn new(value: T, source: Source) -> Setting<T> {
-        Setting { value, source }
+    /// A setting (a `Source`, or an `Arc` of one to share).
+    pub fn new(value: T, source: impl Into<Arc<Source>>) -> Setting<T> {
+        Setting {
+            value,
+            source: source.into(),
+        }
     }
 }
 
