@@ -179,6 +179,8 @@ pub(super) fn parse(
         f.builder.begin(index, u32_of(doc_start), f.pending.take());
         index += 1;
         match f.document(doc_start, marker, at) {
+            // A document too large for the tree: granit-parser's pass reports it.
+            Ok(_) if f.builder.dropped_too_large.is_some() => return None,
             Ok((next, doc)) => {
                 coverage.fast += 1;
                 docs.extend(doc);

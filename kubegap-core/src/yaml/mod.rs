@@ -76,6 +76,16 @@ impl SharedText for &String {
 /// "No value here": a scalar read from its source slice, or an alias to an unknown anchor.
 const NONE: u32 = u32::MAX;
 
+/// A node's kind is the top 3 bits of its `a`; the other 29 bits are its argument.
+const KIND_SHIFT: u32 = 29;
+const ARG_MASK: u32 = (1 << KIND_SHIFT) - 1;
+/// [`NONE`] as a node's argument.
+const NONE_ARG: u32 = ARG_MASK;
+/// The most nodes a document may hold: ids and arguments must fit in 29 bits beside the kind
+/// (536 million; a document needs at least half a byte of text per node, so only a document
+/// of hundreds of megabytes gets there, and it is reported as an error).
+const MAX_NODES: usize = NONE_ARG as usize;
+
 /// How a scalar was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarStyle {
@@ -105,7 +115,7 @@ pub enum NodeKind<'a> {
     Alias(Option<NodeId>),
 }
 
-/// What a node is, one byte.
+/// What a node is: 3 bits of its `a`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 enum Kind {
@@ -120,6 +130,21 @@ enum Kind {
 }
 
 impl Kind {
+    /// The kind stored in the top bits of a node's `a`.
+    #[inline]
+    fn from_bits(bits: u32) -> Kind {
+        match bits & 7 {
+            0 => Kind::Plain,
+            1 => Kind::SingleQuoted,
+            2 => Kind::DoubleQuoted,
+            3 => Kind::Literal,
+            4 => Kind::Folded,
+            5 => Kind::Seq,
+            6 => Kind::Map,
+            _ => Kind::Alias,
+        }
+    }
+
     #[inline]
     fn style(self) -> Option<ScalarStyle> {
         Some(match self {
@@ -152,14 +177,16 @@ impl Kind {
     }
 }
 
-/// One YAML node with its byte span: 12 bytes, plus one byte of kind in a parallel array
-/// (4.3 M nodes per 51 MB of `helm template` output).
+/// One YAML node with its byte span and its kind: 12 bytes (4.3 M nodes per 51 MB of
+/// `helm template` output). The kind was a byte in a parallel array: one more allocation per
+/// document and one more cache line per lookup.
 ///
-/// `a` means, by kind: a scalar read from its source slice `a == NONE`; a scalar with a stored
-/// value the `a`-th stored value of its document; a collection the id just past its subtree
-/// (nodes are in document order, so its children are the nodes from its id + 1 to there,
-/// each subtree skipped in one step: no list of children is stored); an alias its target
-/// (`NONE` when the anchor was unknown).
+/// `a` holds the kind in its top 3 bits and an argument in the other 29 ([`Node::arg`]),
+/// which means, by kind: a scalar read from its source slice [`NONE_ARG`]; a scalar with a
+/// stored value the index of that value in its document; a collection the id just past its
+/// subtree (nodes are in document order, so its children are the nodes from its id + 1 to
+/// there, each subtree skipped in one step: no list of children is stored); an alias its
+/// target ([`NONE_ARG`] when the anchor was unknown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Node {
     /// Start byte offset in the file.
@@ -167,6 +194,34 @@ pub struct Node {
     /// End byte offset in the file.
     pub end: u32,
     a: u32,
+}
+
+impl Node {
+    /// A node; `arg` is cut to 29 bits (the builder reports documents whose ids do not fit).
+    #[inline]
+    fn new(start: u32, end: u32, kind: Kind, arg: u32) -> Node {
+        Node {
+            start,
+            end,
+            a: ((kind as u32) << KIND_SHIFT) | (arg & ARG_MASK),
+        }
+    }
+
+    #[inline]
+    fn kind(&self) -> Kind {
+        Kind::from_bits(self.a >> KIND_SHIFT)
+    }
+
+    /// The argument: stored value, end of subtree or alias target (see [`Node`]).
+    #[inline]
+    fn arg(&self) -> u32 {
+        self.a & ARG_MASK
+    }
+
+    #[inline]
+    fn set_arg(&mut self, arg: u32) {
+        self.a = (self.a & !ARG_MASK) | (arg & ARG_MASK);
+    }
 }
 
 /// One YAML document of a stream.
@@ -181,8 +236,6 @@ pub struct Document {
     text: Arc<String>,
     /// The nodes, in document order (a collection before its children), exact size.
     pub nodes: Box<[Node]>,
-    /// The kind of each node (kept apart so that a node is 12 bytes, not 16).
-    kinds: Box<[Kind]>,
     /// Values of the scalars that differ from their source slice, concatenated.
     values: Box<str>,
     /// Where each stored value ends in `values` (it starts where the previous one ends).
@@ -267,7 +320,6 @@ impl Document {
     /// values, origin, duplicates, tags), for memory estimates and benchmarks.
     pub fn heap_size(&self) -> usize {
         std::mem::size_of_val(&*self.nodes)
-            + self.kinds.len()
             + self.values.len()
             + std::mem::size_of_val(&*self.value_ends)
             + self
@@ -284,17 +336,17 @@ impl Document {
 
     /// The scalar style of a node, `None` for collections and aliases (not followed).
     pub fn style(&self, id: NodeId) -> Option<ScalarStyle> {
-        self.kinds[id as usize].style()
+        self.nodes[id as usize].kind().style()
     }
 
     /// What a node is (aliases not followed).
     pub fn kind(&self, id: NodeId) -> NodeKind<'_> {
         let n = &self.nodes[id as usize];
-        let kind = self.kinds[id as usize];
+        let kind = n.kind();
         match kind {
             Kind::Seq => NodeKind::Seq(self.children_of(id)),
             Kind::Map => NodeKind::Map(self.children_of(id)),
-            Kind::Alias => NodeKind::Alias((n.a != NONE).then_some(n.a)),
+            Kind::Alias => NodeKind::Alias((n.arg() != NONE_ARG).then_some(n.arg())),
             scalar => NodeKind::Scalar(
                 scalar_text(&self.text, &self.values, &self.value_ends, n, kind),
                 scalar.style().unwrap_or(ScalarStyle::Plain),
@@ -305,10 +357,9 @@ impl Document {
     /// The children of the collection `id`.
     #[inline]
     fn children_of(&self, id: NodeId) -> Children<'_> {
-        let end = self.nodes.get(id as usize).map_or(0, |n| n.a);
+        let end = self.nodes.get(id as usize).map_or(0, Node::arg);
         Children {
             nodes: &self.nodes,
-            kinds: &self.kinds,
             next: id.saturating_add(1),
             end: end.min(u32::try_from(self.nodes.len()).unwrap_or(NONE)),
         }
@@ -319,7 +370,6 @@ impl Document {
 #[derive(Clone, Debug)]
 pub struct Children<'a> {
     nodes: &'a [Node],
-    kinds: &'a [Kind],
     next: NodeId,
     end: NodeId,
 }
@@ -328,7 +378,6 @@ impl<'a> Children<'a> {
     /// No children at all.
     const EMPTY: Children<'static> = Children {
         nodes: &[],
-        kinds: &[],
         next: 0,
         end: 0,
     };
@@ -353,8 +402,8 @@ impl Iterator for Children<'_> {
         let i = id as usize;
         // A collection's `a` is the id past its subtree (always past its own id); any other
         // node is one node.
-        self.next = match self.kinds.get(i) {
-            Some(Kind::Seq | Kind::Map) => self.nodes.get(i).map_or(NONE, |n| n.a.max(id + 1)),
+        self.next = match self.nodes.get(i) {
+            Some(n) if matches!(n.kind(), Kind::Seq | Kind::Map) => n.arg().max(id + 1),
             _ => id + 1,
         };
         Some(id)
@@ -370,12 +419,12 @@ fn scalar_text<'a>(
     n: &Node,
     kind: Kind,
 ) -> &'a str {
-    if n.a == NONE {
+    if n.arg() == NONE_ARG {
         let q = kind.quote_len();
         text.get(n.start as usize + q..(n.end as usize).saturating_sub(q))
             .unwrap_or("")
     } else {
-        let k = n.a as usize;
+        let k = n.arg() as usize;
         let from = if k == 0 {
             0
         } else {
@@ -403,7 +452,7 @@ impl<'a> NodeRef<'a> {
 
     #[inline]
     fn raw_kind(&self) -> Kind {
-        self.doc.kinds[self.id as usize]
+        self.raw().kind()
     }
 
     /// What this node is (aliases not followed; see [`NodeRef::resolve`]).
@@ -417,10 +466,10 @@ impl<'a> NodeRef<'a> {
         let mut cur = self;
         for _ in 0..ALIAS_HOPS {
             let n = cur.raw();
-            if cur.raw_kind() == Kind::Alias && n.a != NONE {
+            if n.kind() == Kind::Alias && n.arg() != NONE_ARG {
                 cur = NodeRef {
                     doc: cur.doc,
-                    id: n.a,
+                    id: n.arg(),
                 };
             } else {
                 return cur;
@@ -579,10 +628,11 @@ impl<'a> NodeRef<'a> {
         let mut has_merge = false;
         let text = doc.text.as_bytes();
         for (id, value) in pairs.clone().pairs() {
-            let kind = doc.kinds[id as usize];
             let n = &doc.nodes[id as usize];
+            let kind = n.kind();
             // A key read from its source slice (nearly all keys): compare lengths before bytes.
-            if n.a == NONE && matches!(kind, Kind::Plain | Kind::SingleQuoted | Kind::DoubleQuoted)
+            if n.arg() == NONE_ARG
+                && matches!(kind, Kind::Plain | Kind::SingleQuoted | Kind::DoubleQuoted)
             {
                 let q = kind.quote_len();
                 let from = n.start as usize + q;
@@ -684,7 +734,13 @@ struct Builder<'t> {
     root: Option<NodeId>,
     origin: Option<Span>,
     nodes: Vec<Node>,
-    kinds: Vec<Kind>,
+    /// Whether the open document holds more than `max_nodes` nodes.
+    too_large: bool,
+    /// [`MAX_NODES`] (smaller in tests).
+    max_nodes: usize,
+    /// The start of the last document dropped for holding more than [`MAX_NODES`] nodes, for
+    /// the caller to report.
+    dropped_too_large: Option<u32>,
     values: String,
     value_ends: Vec<u32>,
     /// Children of the open collections, innermost last.
@@ -710,7 +766,9 @@ impl<'t> Builder<'t> {
             root: None,
             origin: None,
             nodes: Vec::new(),
-            kinds: Vec::new(),
+            too_large: false,
+            max_nodes: MAX_NODES,
+            dropped_too_large: None,
             values: String::new(),
             value_ends: Vec::new(),
             pending: Vec::new(),
@@ -736,7 +794,7 @@ impl<'t> Builder<'t> {
         self.root = None;
         self.origin = None;
         self.nodes.clear();
-        self.kinds.clear();
+        self.too_large = false;
         self.values.clear();
         self.value_ends.clear();
         self.pending.clear();
@@ -746,10 +804,13 @@ impl<'t> Builder<'t> {
         self.tags.clear();
     }
 
-    fn push(&mut self, node: Node, kind: Kind, anchor: usize, tag: Option<String>) -> NodeId {
+    fn push(&mut self, node: Node, anchor: usize, tag: Option<String>) -> NodeId {
+        if self.nodes.len() >= self.max_nodes {
+            // Ids past this would not fit beside the kind: the document is dropped at its end.
+            self.too_large = true;
+        }
         let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
         self.nodes.push(node);
-        self.kinds.push(kind);
         if let Some(tag) = tag {
             self.tags.push((id, tag));
         }
@@ -784,15 +845,14 @@ impl<'t> Builder<'t> {
                 .get(start as usize + q..(end as usize).saturating_sub(q))
                 == Some(value);
         let a = if in_source {
-            NONE
+            NONE_ARG
         } else {
             self.values.push_str(value);
             self.value_ends
                 .push(u32::try_from(self.values.len()).unwrap_or(NONE - 1));
-            u32::try_from(self.value_ends.len() - 1).unwrap_or(NONE - 1)
+            u32::try_from(self.value_ends.len() - 1).unwrap_or(NONE_ARG - 1)
         };
-        let node = Node { start, end, a };
-        self.push(node, kind, anchor, tag);
+        self.push(Node::new(start, end, kind, a), anchor, tag);
     }
 
     fn open_collection(
@@ -803,8 +863,7 @@ impl<'t> Builder<'t> {
         anchor: usize,
         tag: Option<String>,
     ) {
-        let node = Node { start, end, a: 0 };
-        let id = self.push(node, kind, anchor, tag);
+        let id = self.push(Node::new(start, end, kind, 0), anchor, tag);
         self.stack.push(Frame {
             node: id,
             base: self.pending.len(),
@@ -816,7 +875,7 @@ impl<'t> Builder<'t> {
             return;
         };
         let id = frame.node as usize;
-        let is_map = self.kinds[id] == Kind::Map;
+        let is_map = self.nodes[id].kind() == Kind::Map;
         if is_map && (self.pending.len() - frame.base) % 2 == 1 {
             // A key without a value (cannot happen in a well-formed event stream).
             self.pending.pop();
@@ -860,7 +919,8 @@ impl<'t> Builder<'t> {
         }
         self.pending.truncate(frame.base);
         // Its subtree is every node pushed since it opened.
-        self.nodes[id].a = u32::try_from(self.nodes.len()).unwrap_or(NONE);
+        let past = u32::try_from(self.nodes.len()).unwrap_or(NONE_ARG);
+        self.nodes[id].set_arg(past);
     }
 
     /// Records keys of the mapping whose entries are `pending[base..]` that repeat an earlier
@@ -868,7 +928,6 @@ impl<'t> Builder<'t> {
     fn find_duplicates(&mut self, base: usize) {
         let Builder {
             nodes,
-            kinds,
             values,
             value_ends,
             text,
@@ -881,9 +940,10 @@ impl<'t> Builder<'t> {
             return;
         }
         let key_text = |id: NodeId| -> Option<&str> {
-            let kind = kinds[id as usize];
+            let n = &nodes[id as usize];
+            let kind = n.kind();
             kind.style()?;
-            let s = scalar_text(text, values, value_ends, &nodes[id as usize], kind);
+            let s = scalar_text(text, values, value_ends, n, kind);
             (kind != Kind::Plain || s != "<<").then_some(s)
         };
         let keys = || entries.iter().step_by(2);
@@ -919,6 +979,11 @@ impl<'t> Builder<'t> {
         while !self.stack.is_empty() {
             self.close(end);
         }
+        if self.too_large {
+            self.dropped_too_large = Some(self.start);
+            self.abort();
+            return None;
+        }
         let rare = (!self.duplicates.is_empty() || !self.tags.is_empty()).then(|| {
             Box::new(Rare {
                 duplicates: self.duplicates.as_slice().into(),
@@ -930,7 +995,6 @@ impl<'t> Builder<'t> {
             index: self.index,
             text: Arc::clone(self.text),
             nodes: self.nodes.as_slice().into(),
-            kinds: self.kinds.as_slice().into(),
             values: self.values.as_str().into(),
             value_ends: self.value_ends.as_slice().into(),
             root: self.root,
@@ -1163,6 +1227,9 @@ fn granit_range(
                     }
                     Event::DocumentEnd => {
                         docs.extend(builder.finish(end.max(start)));
+                        if let Some(at) = builder.dropped_too_large.take() {
+                            errors.push(too_large(file, at));
+                        }
                     }
                     Event::Comment(body, _) => {
                         if let Some(origin) = source_comment(&body)
@@ -1192,13 +1259,8 @@ fn granit_range(
                         builder.close(end);
                     }
                     Event::Alias(anchor) if builder.open => {
-                        let target = builder.anchors.get(&anchor).copied().unwrap_or(NONE);
-                        let node = Node {
-                            start,
-                            end,
-                            a: target,
-                        };
-                        builder.push(node, Kind::Alias, 0, None);
+                        let target = builder.anchors.get(&anchor).copied().unwrap_or(NONE_ARG);
+                        builder.push(Node::new(start, end, Kind::Alias, target), 0, None);
                     }
                     _ => {}
                 }
@@ -1224,6 +1286,18 @@ fn granit_range(
         }
     }
     (docs, errors, pending_origin, index - first_index)
+}
+
+/// The error of a document with more than [`MAX_NODES`] nodes, at its start.
+fn too_large(file: FileId, at: u32) -> ParseError {
+    ParseError::new(
+        Span {
+            file,
+            start: at,
+            end: at,
+        },
+        format!("document too large: more than {MAX_NODES} YAML nodes; it is not linted"),
+    )
 }
 
 fn scan_error(file: FileId, text: &str, error: &ScanError) -> ParseError {

@@ -274,13 +274,11 @@ fn documents_share_the_text_and_keep_no_spare_capacity() {
     // One node per key, value and item, in document order; a collection holds the id past
     // its subtree.
     assert_eq!(docs[0].nodes.len(), 8);
-    assert_eq!(docs[0].kinds.len(), 8);
     let subtree_ends: Vec<u32> = docs[0]
         .nodes
         .iter()
-        .zip(docs[0].kinds.iter())
-        .filter(|(_, k)| matches!(k, Kind::Seq | Kind::Map))
-        .map(|(n, _)| n.a)
+        .filter(|n| matches!(n.kind(), Kind::Seq | Kind::Map))
+        .map(Node::arg)
         .collect();
     assert_eq!(subtree_ends, [8, 8, 8]);
     assert_eq!(std::mem::size_of::<Node>(), 12);
@@ -346,4 +344,57 @@ fn same_bytes_finds_a_difference_at_every_position_of_every_short_length() {
             n + 1
         );
     }
+}
+
+#[test]
+fn a_node_keeps_its_kind_beside_any_argument() {
+    let kinds = [
+        Kind::Plain,
+        Kind::SingleQuoted,
+        Kind::DoubleQuoted,
+        Kind::Literal,
+        Kind::Folded,
+        Kind::Seq,
+        Kind::Map,
+        Kind::Alias,
+    ];
+    for kind in kinds {
+        for arg in [0, 1, 4242, MAX_NODES as u32 - 1, NONE_ARG] {
+            let mut n = Node::new(7, 9, kind, arg);
+            assert_eq!((n.kind(), n.arg(), n.start, n.end), (kind, arg, 7, 9));
+            n.set_arg(arg ^ 1);
+            assert_eq!((n.kind(), n.arg()), (kind, arg ^ 1));
+        }
+    }
+    assert_eq!(std::mem::size_of::<Node>(), 12);
+}
+
+#[test]
+fn a_document_with_more_nodes_than_ids_is_dropped_and_reported_by_its_start() {
+    let text = Arc::new("a: [1, 2, 3]\n---\nb: 1\n".to_string());
+    let mut builder = Builder::new(FileId(0), &text);
+    builder.max_nodes = 4;
+    builder.begin(0, 0, None);
+    builder.open_collection(Kind::Map, 0, 0, 0, None);
+    builder.scalar("a", Kind::Plain, 0, 1, 0, None);
+    builder.open_collection(Kind::Seq, 3, 3, 0, None);
+    for (i, v) in ["1", "2", "3"].iter().enumerate() {
+        let at = 4 + 3 * i as u32;
+        builder.scalar(v, Kind::Plain, at, at + 1, 0, None);
+    }
+    assert_eq!(builder.finish(13), None);
+    assert_eq!(builder.dropped_too_large.take(), Some(0));
+    // The next document, within the limit, is built as usual.
+    builder.begin(1, 17, None);
+    builder.open_collection(Kind::Map, 17, 17, 0, None);
+    builder.scalar("b", Kind::Plain, 17, 18, 0, None);
+    builder.scalar("1", Kind::Plain, 20, 21, 0, None);
+    let doc = builder.finish(22).expect("a document of 3 nodes");
+    assert_eq!(builder.dropped_too_large, None);
+    assert_eq!(doc.root().and_then(|r| r.str_at(&["b"])), Some("1"));
+    let error = too_large(FileId(0), 0);
+    assert_eq!((error.span.start, error.span.end), (0, 0));
+    assert!(error
+        .message
+        .starts_with("document too large: more than 536870911 YAML nodes"));
 }
