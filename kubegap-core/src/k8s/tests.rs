@@ -117,3 +117,36 @@ fn copies_share_their_links() {
         ));
     }
 }
+
+#[test]
+fn find_returns_every_object_with_the_key_in_input_order_and_no_other() {
+    // Kinds, namespaces and names that share prefixes and lengths, repeated in mixed order.
+    let kinds = ["Service", "ConfigMap", "Secret"];
+    let names = ["a", "b", "ab", "ba", "web", "we", ""];
+    let namespaces = ["default", "shop", "sho"];
+    let mut text = String::new();
+    let mut all = Vec::new();
+    for i in 0..300usize {
+        let (kind, ns, name) = (kinds[i % 3], namespaces[i % 7 % 3], names[i % 11 % 7]);
+        text.push_str(&format!(
+            "---\napiVersion: v1\nkind: {kind}\nmetadata: {{name: \"{name}\", namespace: {ns}}}\n"
+        ));
+        all.push((kind, ns, name));
+    }
+    let (_docs, g) = graph(&text);
+    assert_eq!(g.objects.len(), all.len());
+    for kind in kinds.iter().chain(&["Deployment"]) {
+        for ns in namespaces {
+            for name in names {
+                let want: Vec<ObjId> = (0..all.len())
+                    .filter(|i| all[*i] == (*kind, ns, name))
+                    .collect();
+                assert_eq!(
+                    g.find(kind, ns, name),
+                    want.as_slice(),
+                    "{kind} {ns}/{name}"
+                );
+            }
+        }
+    }
+}
