@@ -222,14 +222,15 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         }
         let spec = pod::pod_spec(cx.k8s, cx.documents, workload);
         let (grace, grace_node) = pod::grace_period(spec);
-        let grace_origin = match grace_node {
+        // Formatted only for a finding.
+        let grace_origin = || match grace_node {
             Some(n) => format!(
                 "`terminationGracePeriodSeconds: {grace}` ({})",
                 cx.cite(n.span())
             ),
             None => format!("`terminationGracePeriodSeconds` defaults to {grace}s"),
         };
-        let describe = cx.describe(workload.obj);
+        let describe = || cx.describe(workload.obj);
         for container in workload.containers.iter().filter(|c| !c.init) {
             let Some(PreStop::Sleep(sleep, sleep_node)) = pod::pre_stop(cx.node(container.at))
             else {
@@ -239,6 +240,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
             let span = grace_node.map_or_else(|| sleep_node.span(), |n| n.span());
+            let describe = describe();
             let f = sink.report(
                 span,
                 format!(
@@ -250,7 +252,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 f.label(sleep_node.span(), format!("preStop sleeps {sleep}s"));
             }
             if grace_node.is_none() {
-                f.note(grace_origin.clone());
+                f.note(grace_origin());
             }
             f.help(format!(
                 "set `terminationGracePeriodSeconds` above the preStop sleep plus the application's own drain, e.g. {}",
@@ -280,6 +282,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             },
             |n| n.span(),
         );
+        let describe = describe();
         let f = sink.report(
             span,
             format!(
@@ -289,7 +292,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         );
         f.label(drain.node.span(), drain.label);
         if grace_node.is_none() {
-            f.note(grace_origin);
+            f.note(grace_origin());
         }
         f.help(format!(
             "lower {} below the grace period, or raise `terminationGracePeriodSeconds` above it",

@@ -96,28 +96,36 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 let Some(port) = handler_node.get("port") else {
                     continue;
                 };
-                let ports: Vec<(&crate::k8s::ContainerPort, &str)> = container
-                    .ports
-                    .iter()
-                    .map(|p| (p, cx.node(p.at).str_at(&["protocol"]).unwrap_or("TCP")))
-                    .collect();
-                let (what, matched) = if let Some(number) = port.as_i64() {
-                    if ports.is_empty() {
+                // Each declared port with its protocol, looked up only for a match.
+                let protocol =
+                    |p: &ContainerPort| cx.node(p.at).str_at(&["protocol"]).unwrap_or("TCP");
+                let (number, name) = if let Some(number) = port.as_i64() {
+                    if container.ports.is_empty() {
                         continue;
                     }
-                    (
-                        format!("port {number}"),
-                        ports.iter().find(|(p, _)| p.number == Some(number)),
-                    )
+                    (Some(number), None)
                 } else {
                     // Template left-overs (`${PORT}`, `{{ .port }}`) are not port names.
                     let Some(name) = port.as_str().filter(|s| is_port_name(s)) else {
                         continue;
                     };
-                    (
-                        format!("port `{name}`"),
-                        ports.iter().find(|(p, _)| p.name.as_deref() == Some(name)),
-                    )
+                    (None, Some(name))
+                };
+                let matched = container
+                    .ports
+                    .iter()
+                    .find(|p| match number {
+                        Some(n) => p.number == Some(n),
+                        None => p.name.as_deref() == name,
+                    })
+                    .map(|p| (p, protocol(p)));
+                if matches!(matched, Some((_, protocol)) if !protocol.eq_ignore_ascii_case("UDP")) {
+                    continue;
+                }
+                // A finding: its words.
+                let what = match (number, name) {
+                    (Some(number), _) => format!("port {number}"),
+                    (None, name) => format!("port `{}`", name.unwrap_or_default()),
                 };
                 let describe = format!(
                     "container `{}` of {}",

@@ -100,16 +100,20 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             };
             let readiness_entry = node.get_entry("readinessProbe");
-            let describe = format!(
-                "container `{}` of {}",
-                container.name,
-                cx.describe(workload.obj)
-            );
+            // Formatted only for a finding.
+            let describe = || {
+                format!(
+                    "container `{}` of {}",
+                    container.name,
+                    cx.describe(workload.obj)
+                )
+            };
             if let Some((ready_key, readiness)) = readiness_entry {
                 if let (Some((lh, lnode)), Some((rh, rnode))) =
                     (pod::probe_handler(liveness), pod::probe_handler(readiness))
                 {
                     if lh == rh && leaves(lnode) == leaves(rnode) {
+                        let describe = describe();
                         sink.report(
                             live_key.span(),
                             format!("the liveness probe of {describe} is the readiness probe's `{lh}` check"),
@@ -140,6 +144,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
             let span = delay_node.map_or_else(|| live_key.span(), |n| n.span());
+            let describe = describe();
             let origin = |field: &str, default: &str| match liveness.get(field) {
                 Some(n) => format!("`{field}: {}`", n.as_str().unwrap_or("?")),
                 None => format!("{default} (default `{field}`)"),

@@ -171,9 +171,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         }
         let object = cx.node(cx.obj(workload.obj).at);
-        let describe = cx.describe(workload.obj);
-        let via = format!("{} sends traffic to these pods", cx.describe(service.obj));
-        let selector = pod::service_selector_span(cx, service);
+        // Formatted and located only for a finding.
+        let describe = || cx.describe(workload.obj);
+        let via = || format!("{} sends traffic to these pods", cx.describe(service.obj));
+        let selector = || pod::service_selector_span(cx, service);
 
         // `Recreate` is required, not risky, for a single replica that mounts a volume only
         // one node can attach (ReadWriteOnce): a rolling update would wait on the attachment.
@@ -182,6 +183,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             .path(type_path)
             .filter(|t| t.as_str() == Some("Recreate") && !recreate_required)
         {
+            let describe = describe();
             let f = sink.report(
                 strategy.span(),
                 format!(
@@ -189,7 +191,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     replicas.count
                 ),
             );
-            f.label(selector, via);
+            f.label(selector(), via());
             cite_replicas(cx, f, &replicas);
             f.help("use `RollingUpdate` with `maxUnavailable` below the replica count; if two versions must not run together, add a PodDisruptionBudget and accept a short overlap window elsewhere");
             continue;
@@ -199,6 +201,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 // Deployments round a percentage of unavailable pods down.
                 let unavailable = amount.scaled(replicas.count, false);
                 if unavailable >= replicas.count {
+                    let describe = describe();
                     let f = sink.report(
                         max.span(),
                         format!(
@@ -206,7 +209,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                             replicas.count
                         ),
                     );
-                    f.label(selector, via);
+                    f.label(selector(), via());
                     cite_replicas(cx, f, &replicas);
                     f.help(format!(
                         "lower `maxUnavailable` below the replica count (the default is {default_max}) and let `maxSurge` add capacity instead"
@@ -220,11 +223,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 || pod::spec_key(cx.k8s, cx.documents, workload).span(),
                 |at| cx.span(at),
             );
+            let describe = describe();
             let f = sink.report(
                 span,
                 format!("{describe} runs a single replica, so an eviction, a node drain or a crash leaves {} without a backend", cx.describe(service.obj)),
             );
-            f.severity(Severity::Info).label(selector, via);
+            f.severity(Severity::Info).label(selector(), via());
             if replicas.at().is_none()
                 || matches!(replicas.source, pod::ReplicaSource::HpaMin { .. })
             {
