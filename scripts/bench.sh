@@ -21,7 +21,8 @@
 #      interleaved (A B A B ...) under `/usr/bin/time`, all output to /dev/null, and prints wall and CPU (user + system) medians, their ratios, and peak
 #      RSS (the largest of the runs). kubegap runs with all rules and its default threads
 #      (all cores) unless the row says otherwise;
-#   5. measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
+#   5. checks issue #13's doubling again with a precise clock (scripts/doubling.py), then
+#      measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
 #      kubegap's scanner, granit-parser into the same tree, granit-parser's bare events.
 # The raw measurements go to target/bench/times.tsv, the printed report to
 # target/bench/report.txt; docs/PERFORMANCE.md is written from that report.
@@ -240,6 +241,12 @@ if one in rows and two in rows:
           f"Serial share implied by Amdahl's law from the two walls: {max(0.0, 2 * w2 / w1 - 1) * 100:.0f} %.")
 EOF
 } | tee "$out/report.txt"
+
+# Issue #13's doubling check again, with a precise clock (the table above has 10 ms resolution).
+{
+  echo
+  python3 scripts/doubling.py "$bin" "$in"/stream-1x.yaml "$in"/stream-2x.yaml "$in"/stream-4x.yaml "$in"/stream-8x.yaml "$in"/stream-16x.yaml 5
+} | tee -a "$out/report.txt"
 
 # 5. Parse throughput into the tree, one thread (issue #13's 80 MB/s per core): kubegap's
 # scanner as `kubegap lint` runs it, granit-parser into the same tree, granit-parser's events.
