@@ -506,19 +506,30 @@ impl Graph {
             places: places.clone(),
             ..Graph::default()
         };
-        // Objects are read from their documents in parallel, a block of documents at a time
-        // (so that at most one block of extracted objects waits), and numbered in document
-        // order.
+        // Objects are read from their documents in parallel, a block of documents at a time,
+        // and numbered in document order: one block's objects are added to the graph (on one
+        // thread) while the next block is read (on the others), so that at most two blocks of
+        // extracted objects wait.
         const BLOCK: usize = 4096;
+        let mut waiting: Vec<(Object, Extra)> = Vec::new();
         for (b, block) in documents.chunks(BLOCK).enumerate() {
-            let extracted: Vec<(Object, Extra)> = block
-                .par_iter()
-                .enumerate()
-                .flat_map_iter(|(i, doc)| objects_of(b * BLOCK + i, doc, places))
-                .collect();
-            for (object, extra) in extracted {
-                graph.push(object, extra);
-            }
+            let extract = || -> Vec<(Object, Extra)> {
+                block
+                    .par_iter()
+                    .enumerate()
+                    .flat_map_iter(|(i, doc)| objects_of(b * BLOCK + i, doc, places))
+                    .collect()
+            };
+            let previous = std::mem::take(&mut waiting);
+            let add = |graph: &mut Graph| {
+                for (object, extra) in previous {
+                    graph.push(object, extra);
+                }
+            };
+            waiting = rayon::join(|| add(&mut graph), extract).1;
+        }
+        for (object, extra) in waiting {
+            graph.push(object, extra);
         }
         // Lookups by object id binary-search these (objects are added in id order).
         debug_assert!(graph.ingresses.windows(2).all(|w| w[0].obj < w[1].obj));
