@@ -294,6 +294,9 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         },
     );
     drop(to_parse);
+    // The canonical paths served the loader only: freed before the graph, which is where a
+    // run of many small files peaks (40,000 paths for 20,000 files).
+    drop(known);
     let nginx = loaded.configs;
     parse_findings.extend(loaded.parse_errors.into_iter().map(parse_finding));
     parse_findings.extend(loaded.include_errors.into_iter().map(|error| {
