@@ -303,11 +303,21 @@ fn default_of(product: Product, version: Option<&Version>) -> Arc<Source> {
     }
     // Without a version, a product's default is the same for every route: one shared
     // allocation per product (a 51 MB stream has 15,000 routes, each with two of these).
-    static SHARED: [OnceLock<Arc<Source>>; Product::ALL.len()] =
-        [const { OnceLock::new() }; Product::ALL.len()];
-    Arc::clone(
-        SHARED[product as usize].get_or_init(|| Arc::new(Source::default_of(product.name(), None))),
-    )
+    static SHARED: PerProduct = [const { OnceLock::new() }; Product::ALL.len()];
+    shared(&SHARED, product, || {
+        Source::default_of(product.name(), None)
+    })
+}
+
+/// One source per product, made on first use and shared by every route after.
+type PerProduct = [OnceLock<Arc<Source>>; Product::ALL.len()];
+
+fn shared(
+    cache: &'static PerProduct,
+    product: Product,
+    make: impl FnOnce() -> Source,
+) -> Arc<Source> {
+    Arc::clone(cache[product as usize].get_or_init(|| Arc::new(make())))
 }
 
 /// A setting from the ConfigMap, else the default.
@@ -381,11 +391,11 @@ impl RouteInput<'_> {
 pub fn default_client_keepalive(product: Product) -> Option<(u64, Arc<Source>)> {
     let (ms, setting, name) = product.spec().client_keepalive?;
     // The same for every route of the product: shared, as in `default_of`.
-    static SHARED: [OnceLock<Arc<Source>>; Product::ALL.len()] =
-        [const { OnceLock::new() }; Product::ALL.len()];
-    let source =
-        SHARED[product as usize].get_or_init(|| Arc::new(Source::default_setting(name, setting)));
-    Some((ms, Arc::clone(source)))
+    static SHARED: PerProduct = [const { OnceLock::new() }; Product::ALL.len()];
+    Some((
+        ms,
+        shared(&SHARED, product, || Source::default_setting(name, setting)),
+    ))
 }
 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {

@@ -1506,8 +1506,8 @@ fn equal_range_by(len: usize, cmp: impl Fn(usize) -> std::cmp::Ordering) -> std:
     start..lo
 }
 
-/// FNV-1a of an object's (kind, namespace, name), parts ended by 0xff (a byte UTF-8 never holds): fixed,
-/// so that the index has one order on every run.
+/// FNV-1a of an object's (kind, namespace, name), each part ended by 0xff (a byte UTF-8 never
+/// holds): a fixed function, so that the index has one order on every run.
 #[inline]
 fn key_hash((kind, namespace, name): (&str, &str, &str)) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -398,3 +398,24 @@ fn a_document_with_more_nodes_than_ids_is_dropped_and_reported_by_its_start() {
         .message
         .starts_with("document too large: more than 536870911 YAML nodes"));
 }
+
+#[test]
+fn parse_reports_a_document_over_the_node_limit_and_reads_the_others() {
+    // 6 nodes in the first document (map, key, sequence, three items), 3 in the second; the
+    // builders of this thread take 5 as the limit. The scanner gives the file up, and
+    // granit-parser's pass reports the document at its start; an anchor sends the second file
+    // to granit-parser directly.
+    TEST_MAX_NODES.with(|m| m.set(5));
+    for text in ["a: [1, 2, 3]\n---\nb: 1\n", "a: &x [1, 2, 3]\n---\nb: 1\n"] {
+        let (docs, errors) = parse(FileId(0), text);
+        assert_eq!(docs.len(), 1, "{text:?}");
+        assert_eq!(docs[0].root().and_then(|r| r.str_at(&["b"])), Some("1"));
+        assert_eq!(errors.len(), 1, "{text:?}: {errors:?}");
+        assert_eq!(errors[0].span.start, 0, "{text:?}");
+        assert!(
+            errors[0].message.starts_with("document too large"),
+            "{errors:?}"
+        );
+    }
+    TEST_MAX_NODES.with(|m| m.set(MAX_NODES));
+}
