@@ -65,6 +65,7 @@ declare_rule! {
             "https://github.com/kubernetes/ingress-nginx/issues/3099",
         ],
         check: check,
+        workloads: check_workloads,
     }
 }
 
@@ -107,8 +108,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             ));
         }
     }
-    // Node's headersTimeout against its keepAliveTimeout, per workload.
-    for w in &cx.k8s.workloads {
+}
+
+/// Node's headersTimeout against its keepAliveTimeout, per workload.
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    for w in workloads {
         let Some(found) = app::detect(&cx.chain_stage(), w, None) else {
             continue;
         };

@@ -61,6 +61,7 @@ declare_rule! {
             "https://kubernetes.io/docs/reference/labels-annotations-taints/",
         ],
         check: check,
+        workloads: check_workloads,
         also_reports: [Warning],
     }
 }
@@ -225,12 +226,15 @@ fn check_calico(sink: &mut Sink, cx: &Context<'_>, obj: &crate::k8s::Object) {
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for workload in &cx.k8s.workloads {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    for workload in workloads {
         if let Some(spec) = workload.pod_spec {
             check_pod_spec(sink, cx.node(spec), &cx.describe(workload.obj));
         }
     }
+}
+
+fn check(cx: &Context<'_>, sink: &mut Sink) {
     for obj in &cx.k8s.objects {
         if obj.api_version.starts_with("crd.projectcalico.org/")
             || obj.api_version.starts_with("projectcalico.org/")

@@ -77,7 +77,8 @@ declare_rule! {
             "https://updates.moonlightwork.com/outage-post-mortem-87370",
             "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
     }
 }
 
@@ -117,8 +118,8 @@ pub(crate) fn proxy_kind(image: &str) -> Option<&'static str> {
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for workload in &cx.k8s.workloads {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    for workload in workloads {
         if !pod::has_replicas(&cx.obj(workload.obj).kind) {
             continue;
         }

@@ -73,7 +73,8 @@ declare_rule! {
             "https://cloud.google.com/kubernetes-engine/docs/troubleshooting/load-balancing",
             "https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#hook-handler-execution",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
     }
 }
 
@@ -211,12 +212,12 @@ fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Dra
     best
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
     // The load balancer's drain depends only on the Services selecting the workload: once per
     // list of them (copies of a release share one, as long as the stream).
     let mut drains: std::collections::HashMap<usize, Option<Drain<'_>>> =
         std::collections::HashMap::new();
-    for workload in &cx.k8s.workloads {
+    for workload in workloads {
         if matches!(cx.obj(workload.obj).kind.as_str(), "Job" | "CronJob") {
             continue;
         }

@@ -86,15 +86,16 @@ declare_rule! {
             "https://kubernetes.io/docs/concepts/workloads/pods/disruptions/",
             "https://github.com/openshift/router/issues/654",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
     if cx.k8s.pdbs.is_empty() && !cx.settings.complete {
         return;
     }
-    for workload in &cx.k8s.workloads {
+    for workload in workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if kind != "Deployment" && kind != "StatefulSet" {
             continue;

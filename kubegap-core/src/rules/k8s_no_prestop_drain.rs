@@ -89,7 +89,8 @@ declare_rule! {
             "https://cloud.google.com/kubernetes-engine/docs/troubleshooting/load-balancing",
             "https://www.kubernetes.dev/resources/keps/3960/",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
         also_reports: [Info],
     }
 }
@@ -128,12 +129,12 @@ fn other_hook(hook: NodeRef<'_>) -> Option<(String, NodeRef<'_>)> {
     Some(("a hook".to_string(), hook))
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
     // The first exposure depends only on the Services selecting the workload: once per list
     // of them (copies of a release share one, as long as the stream).
     let mut first_exposure: std::collections::HashMap<usize, Option<pod::Exposure>> =
         std::collections::HashMap::new();
-    for workload in &cx.k8s.workloads {
+    for workload in workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if matches!(kind, "Job" | "CronJob") {
             continue;

@@ -85,12 +85,13 @@ declare_rule! {
             "https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/#readiness-probe",
             "https://github.com/zegl/kube-score/blob/master/README_PROBES.md",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for workload in &cx.k8s.workloads {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    for workload in workloads {
         // A kustomize patch beside its base may add the probe.
         if workload.patched.probes {
             continue;

@@ -63,7 +63,8 @@ declare_rule! {
             "https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#use-a-named-port",
             "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
         also_reports: [Info],
     }
 }
@@ -77,8 +78,8 @@ fn is_port_name(s: &str) -> bool {
         && s.bytes().any(|b| b.is_ascii_lowercase())
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for workload in &cx.k8s.workloads {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    for workload in workloads {
         // Defined twice close together (a kustomize patch beside its base): the ports as
         // deployed are a merge kubegap does not do.
         if workload.patched.ports || workload.patched.probes {

@@ -76,16 +76,17 @@ declare_rule! {
             "https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity",
             "https://deploy.live/blog/kubernetes-networking-problems-due-to-the-conntrack/",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
     let Some(nodes) = cx.settings.nodes else {
         return;
     };
     let nodes = i64::from(nodes);
-    for workload in &cx.k8s.workloads {
+    for workload in workloads {
         let anti = pod::host_anti_affinity(cx.k8s, cx.documents, workload);
         let Some(term) = anti.required.first() else {
             continue;

@@ -61,7 +61,8 @@ declare_rule! {
             "https://github.com/zegl/kube-score/blob/master/README_PROBES.md",
             "https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
     }
 }
 
@@ -92,8 +93,8 @@ fn leaves(node: NodeRef<'_>) -> Vec<(String, String)> {
     out
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for workload in &cx.k8s.workloads {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    for workload in workloads {
         for container in workload.containers.iter().filter(|c| !c.init) {
             let node = cx.node(container.at);
             let Some((live_key, liveness)) = node.get_entry("livenessProbe") else {

@@ -83,7 +83,8 @@ declare_rule! {
             "https://github.com/openshift/router/issues/654",
             "https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#strategy",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        workloads: check_workloads,
         also_reports: [Info],
     }
 }
@@ -157,8 +158,8 @@ fn single_writer_claim(cx: &Context<'_>, workload: &crate::k8s::Workload) -> boo
         })
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for workload in &cx.k8s.workloads {
+fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    for workload in workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         let Some((type_path, max_path, default_max)) = strategy_paths(kind) else {
             continue;
