@@ -394,28 +394,34 @@ fn check_in_blocks(workspace: Workspace, settings: &Settings, block: usize) -> (
         haproxy_views: &haproxy_views,
         chains: &chains,
     };
-    let rule_findings = run_rules(&cx, settings, block);
+    // The suppression comments and annotations are read while the rules run.
+    let (rule_findings, directives) = rayon::join(
+        || run_rules(&cx, settings, block),
+        || {
+            crate::suppress::directives(
+                &workspace.files,
+                &workspace.documents,
+                &workspace.graph,
+                &workspace.nginx,
+            )
+        },
+    );
     let mut parse_findings: Vec<Finding> = workspace.parse_findings.clone();
     parse_findings.retain(|f| settings.rule_enabled(f.rule));
     let mut findings = merge_largest_first(parse_findings, rule_findings);
-    let suppressed = crate::suppress::apply(
-        &workspace.files,
-        &workspace.documents,
-        &workspace.graph,
-        &workspace.nginx,
-        settings,
-        &mut findings,
-    );
-    for f in &mut findings {
+    let suppressed = crate::suppress::apply_directives(directives, settings, &mut findings);
+    let documents = &workspace.documents;
+    findings.par_iter_mut().for_each(|f| {
         if let Some(sev) = settings.severity.get(f.rule) {
             f.severity = *sev;
         }
         if f.origin.is_none() {
-            f.origin = origin_of(&workspace.documents, f.span);
+            f.origin = origin_of(documents, f.span);
         }
-    }
+    });
     let files = &workspace.files;
-    findings.sort_by(|a, b| order(files, a, b));
+    // Stable, as `sort_by`: findings equal in every key keep the order of the rules.
+    findings.par_sort_by(|a, b| order(files, a, b));
     // One finding per cause: the same rule, place and message reached through several routes
     // (two Ingresses behind one load balancer) is reported once.
     findings.dedup_by(|a, b| a.rule == b.rule && a.span == b.span && a.message == b.message);

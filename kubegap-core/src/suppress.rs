@@ -25,7 +25,7 @@ pub const ANNOTATION: &str = crate::value::declarations::IGNORE;
 pub const REASON_ANNOTATION: &str = crate::value::declarations::IGNORE_REASON;
 
 /// One suppression: where it is and what it covers.
-struct Directive {
+pub struct Directive {
     /// Rule ids (or `all`) with their spans.
     ids: Vec<(String, Span)>,
     /// Whole span of the comment or annotation value.
@@ -260,8 +260,35 @@ pub fn apply(
     settings: &Settings,
     findings: &mut Vec<Finding>,
 ) -> usize {
-    let mut directives = comments(files, documents, nginx);
-    directives.extend(annotations(files, graph, documents));
+    apply_directives(
+        directives(files, documents, graph, nginx),
+        settings,
+        findings,
+    )
+}
+
+/// Every suppression comment and annotation of the input: they depend on the input alone,
+/// so the engine reads them while the rules run.
+pub fn directives(
+    files: &SourceMap,
+    documents: &[Document],
+    graph: &Graph,
+    nginx: &[NginxConfig],
+) -> Vec<Directive> {
+    let (mut directives, from_annotations) = rayon::join(
+        || comments(files, documents, nginx),
+        || annotations(files, graph, documents),
+    );
+    directives.extend(from_annotations);
+    directives
+}
+
+/// [`apply`] with the input's [`directives`] already read.
+pub fn apply_directives(
+    mut directives: Vec<Directive>,
+    settings: &Settings,
+    findings: &mut Vec<Finding>,
+) -> usize {
     if directives.is_empty() {
         return 0;
     }
