@@ -326,6 +326,9 @@ pub struct Graph {
 /// How near an object is ([`Graph::nearness`]).
 type Nearness = (Near, std::cmp::Reverse<usize>);
 
+/// A label of a workload's pod template, with its namespace: (namespace, key, value).
+type LabelKey<'a> = (&'a str, &'a str, &'a str);
+
 /// Services that select the same workloads: namespace, selector, file.
 type GroupKey<'a> = (&'a str, &'a Labels, Option<crate::source::FileId>);
 
@@ -766,58 +769,10 @@ impl Graph {
     /// by (namespace, key, value), so that large streams stay linear instead of services ×
     /// workloads. Among the matching workloads, only the nearest are selected (see [`scope`]).
     fn link(&mut self) {
-        let mut by_namespace: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, w) in self.workloads.iter().enumerate() {
-            let ns = self.objects[w.obj].namespace.as_str();
-            by_namespace.entry(ns).or_default().push(i);
-        }
-        // Workloads by (namespace, label key, value), each list in workload order: every pair
-        // listed and sorted in parallel, then grouped (inserting them one by one into the map
-        // was most of this function).
-        type LabelKey<'k> = (&'k str, &'k str, &'k str);
-        let mut pairs: Vec<(LabelKey<'_>, usize)> = self
-            .workloads
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(i, w)| {
-                let ns = self.objects[w.obj].namespace.as_str();
-                w.labels
-                    .iter()
-                    .map(move |(k, v)| ((ns, k.as_str(), v.as_str()), i))
-            })
-            .collect();
-        pairs.par_sort_unstable();
-        let mut grouped: Vec<(LabelKey<'_>, Vec<usize>)> = Vec::new();
-        for (key, i) in pairs {
-            match grouped.last_mut() {
-                Some((last, list)) if *last == key => list.push(i),
-                _ => grouped.push((key, vec![i])),
-            }
-        }
-        let by_label: BTreeMap<LabelKey<'_>, Vec<usize>> = grouped.into_iter().collect();
-        let mut service_workloads: BTreeMap<ObjId, usize> = BTreeMap::new();
-        // Services of a group: same namespace, selector and file (and so the same place),
-        // hence the same selected workloads; each group's services in input order. Groups are
-        // formed in order first; then each group's workloads are selected, in parallel.
-        let mut group_services: Vec<Vec<usize>> = Vec::new();
-        // Hashed, not ordered: a lookup hashes the selector once instead of comparing it with
-        // a dozen others (group ids follow input order either way; the map is never iterated).
-        let mut groups: std::collections::HashMap<GroupKey<'_>, usize> =
-            std::collections::HashMap::with_capacity(self.services.len());
-        for (si, service) in self.services.iter().enumerate() {
-            let o = &self.objects[service.obj];
-            if service.selector_labels.is_empty() {
-                continue;
-            }
-            let key = (o.namespace.as_str(), &service.selector_labels, o.place.file);
-            let g = *groups.entry(key).or_insert_with(|| {
-                group_services.push(Vec::new());
-                group_services.len() - 1
-            });
-            group_services[g].push(si);
-            service_workloads.insert(service.obj, g);
-        }
-        drop(groups);
+        // The workloads' label index and the Services' groups do not depend on each other:
+        // built side by side.
+        let ((by_namespace, by_label), (group_services, service_workloads)) =
+            rayon::join(|| self.label_lists(), || self.service_groups());
         let selected: Vec<(Vec<usize>, Option<Near>)> = group_services
             .par_iter()
             .map(|members| {
@@ -863,8 +818,124 @@ impl Graph {
             }
             selections.push(list);
         }
-        // Workload → the groups selecting it (in order); workloads selected by the same groups
-        // share one list of Services, merged in input order.
+        // The Services of each workload and the indexes of workloads and Services: independent
+        // of each other, built side by side.
+        let this = &*self;
+        let ((workload_services, selectors), (workload_index, (label_index, label_workloads))) =
+            rayon::join(
+                || this.service_lists(&selections, &group_services),
+                || {
+                    rayon::join(
+                        || {
+                            this.workloads
+                                .iter()
+                                .enumerate()
+                                .map(|(i, w)| (w.obj, i))
+                                .collect()
+                        },
+                        || this.label_index(&by_label),
+                    )
+                },
+            );
+        let (workload_namespaces, service_index) = rayon::join(
+            || {
+                this.workloads
+                    .iter()
+                    .map(|w| this.objects[w.obj].namespace.clone())
+                    .collect()
+            },
+            || {
+                this.services
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.obj, i))
+                    .collect()
+            },
+        );
+        drop(by_label);
+        self.service_workloads = service_workloads;
+        self.selections = selections;
+        self.workload_services = workload_services;
+        self.selectors = selectors;
+        self.service_near = service_near;
+        self.workload_index = workload_index;
+        self.label_index = label_index;
+        self.label_workloads = label_workloads;
+        self.workload_namespaces = workload_namespaces;
+        self.service_index = service_index;
+    }
+
+    /// Workloads by namespace, and by (namespace, label key, value), each list in workload
+    /// order: every pair listed and sorted in parallel, then grouped (inserting them one by
+    /// one into the map was most of [`Graph::link`]).
+    #[allow(clippy::type_complexity)]
+    fn label_lists(
+        &self,
+    ) -> (
+        BTreeMap<&str, Vec<usize>>,
+        BTreeMap<LabelKey<'_>, Vec<usize>>,
+    ) {
+        let mut by_namespace: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, w) in self.workloads.iter().enumerate() {
+            let ns = self.objects[w.obj].namespace.as_str();
+            by_namespace.entry(ns).or_default().push(i);
+        }
+        let mut pairs: Vec<(LabelKey<'_>, usize)> = self
+            .workloads
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, w)| {
+                let ns = self.objects[w.obj].namespace.as_str();
+                w.labels
+                    .iter()
+                    .map(move |(k, v)| ((ns, k.as_str(), v.as_str()), i))
+            })
+            .collect();
+        pairs.par_sort_unstable();
+        let mut grouped: Vec<(LabelKey<'_>, Vec<usize>)> = Vec::new();
+        for (key, i) in pairs {
+            match grouped.last_mut() {
+                Some((last, list)) if *last == key => list.push(i),
+                _ => grouped.push((key, vec![i])),
+            }
+        }
+        (by_namespace, grouped.into_iter().collect())
+    }
+
+    /// The Services' groups, in input order: Services of a group have the same namespace,
+    /// selector and file (and so the same place), hence the same selected workloads; each
+    /// group's Services in input order. Also each Service's group.
+    fn service_groups(&self) -> (Vec<Vec<usize>>, BTreeMap<ObjId, usize>) {
+        let mut service_workloads: BTreeMap<ObjId, usize> = BTreeMap::new();
+        let mut group_services: Vec<Vec<usize>> = Vec::new();
+        // Hashed, not ordered: a lookup hashes the selector once instead of comparing it with
+        // a dozen others (group ids follow input order either way; the map is never iterated).
+        let mut groups: std::collections::HashMap<GroupKey<'_>, usize> =
+            std::collections::HashMap::with_capacity(self.services.len());
+        for (si, service) in self.services.iter().enumerate() {
+            let o = &self.objects[service.obj];
+            if service.selector_labels.is_empty() {
+                continue;
+            }
+            let key = (o.namespace.as_str(), &service.selector_labels, o.place.file);
+            let g = *groups.entry(key).or_insert_with(|| {
+                group_services.push(Vec::new());
+                group_services.len() - 1
+            });
+            group_services[g].push(si);
+            service_workloads.insert(service.obj, g);
+        }
+        (group_services, service_workloads)
+    }
+
+    /// Workload → the list of Services selecting it; workloads selected by the same groups
+    /// share one list of Services, merged in input order.
+    fn service_lists(
+        &self,
+        selections: &[Vec<usize>],
+        group_services: &[Vec<usize>],
+    ) -> (BTreeMap<ObjId, usize>, Vec<Vec<usize>>) {
+        // Workload → the groups selecting it (in order).
         let mut workload_groups: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
         for (g, selected) in selections.iter().enumerate() {
             for wi in selected {
@@ -889,20 +960,19 @@ impl Graph {
             });
             workload_services.insert(*obj, id);
         }
-        self.service_workloads = service_workloads;
-        self.selections = selections;
-        self.workload_services = workload_services;
-        self.selectors = selectors;
-        self.service_near = service_near;
-        self.workload_index = self
-            .workloads
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (w.obj, i))
-            .collect();
+        (workload_services, selectors)
+    }
+
+    /// For each (namespace, key, value) of the label index in order, each workload carrying it:
+    /// (workload, position of the key among its labels), and the workloads alone.
+    #[allow(clippy::type_complexity)]
+    fn label_index(
+        &self,
+        by_label: &BTreeMap<LabelKey<'_>, Vec<usize>>,
+    ) -> (Vec<(u32, u32)>, Vec<usize>) {
         let mut label_index = Vec::new();
         let mut label_workloads = Vec::new();
-        for ((_, k, _), ws) in &by_label {
+        for ((_, k, _), ws) in by_label {
             for &wi in ws {
                 let pos = self.workloads[wi]
                     .labels
@@ -916,19 +986,7 @@ impl Graph {
                 label_workloads.push(wi);
             }
         }
-        self.label_index = label_index;
-        self.label_workloads = label_workloads;
-        self.workload_namespaces = self
-            .workloads
-            .iter()
-            .map(|w| self.objects[w.obj].namespace.clone())
-            .collect();
-        self.service_index = self
-            .services
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.obj, i))
-            .collect();
+        (label_index, label_workloads)
     }
 
     /// The object at `node` and what its kind adds to the graph (ids are assigned by
