@@ -204,10 +204,11 @@ fn comments(files: &SourceMap, documents: &[Document], nginx: &[NginxConfig]) ->
 /// Every `kubegap.io/ignore` annotation of every object.
 fn annotations(files: &SourceMap, graph: &Graph, documents: &[Document]) -> Vec<Directive> {
     use rayon::prelude::*;
-    // Every object looked at in parallel (most have no such annotation), in object order.
+    // The objects that have the annotation (known from the graph), in object order.
     graph
         .objects
         .par_iter()
+        .filter(|object| object.ignore_annotation)
         .filter_map(|object| {
             let node = documents[object.at.doc].node(object.at.node);
             let value = node.path(&["metadata", "annotations", ANNOTATION])?;

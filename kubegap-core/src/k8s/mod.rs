@@ -46,6 +46,10 @@ pub struct Object {
     pub namespace: CompactString,
     /// Whether `metadata.namespace` was written.
     pub namespace_explicit: bool,
+    /// Whether `metadata.annotations` has the `kubegap.io/ignore` suppression key: looked up
+    /// while the object's metadata is read (suppressions then look at those objects only,
+    /// instead of walking every object's metadata again after the rules).
+    pub ignore_annotation: bool,
     /// Where it was written (file, directory, kustomization tree or chart).
     pub place: Place,
 }
@@ -1000,15 +1004,16 @@ impl Graph {
         else {
             return None;
         };
-        let namespace_node = node
-            .path(&["metadata", "namespace"])
+        let metadata = node.get("metadata");
+        let namespace_node = metadata
+            .and_then(|m| m.get("namespace"))
             .and_then(|n| n.as_str());
         let object = Object {
             at: At { doc, node: node.id },
             api_version: api_version.into(),
             kind: kind.into(),
-            name: node
-                .str_at(&["metadata", "name"])
+            name: metadata
+                .and_then(|m| m.str_at(&["name"]))
                 .unwrap_or_default()
                 .into(),
             namespace: namespace_node
@@ -1016,6 +1021,9 @@ impl Graph {
                 .unwrap_or("default")
                 .into(),
             namespace_explicit: namespace_node.is_some(),
+            ignore_annotation: metadata
+                .and_then(|m| m.path(&["annotations", crate::suppress::ANNOTATION]))
+                .is_some(),
             place,
         };
         let id = 0; // set by `push`
