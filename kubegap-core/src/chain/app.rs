@@ -103,32 +103,38 @@ const fn secs(n: u64) -> Range {
 }
 
 /// The command line of a container as words (command + args), with the node of each word.
-fn words<'a>(container: NodeRef<'a>) -> Vec<(String, NodeRef<'a>)> {
+fn words<'a>(container: NodeRef<'a>) -> Vec<(&'a str, NodeRef<'a>)> {
     let mut out = Vec::new();
     for key in ["command", "args"] {
         for item in container.get(key).into_iter().flat_map(|n| n.items()) {
             let Some(text) = item.as_str() else { continue };
             // `sh -c "gunicorn --keep-alive 5 app:app"`: split shell strings into words.
             for word in text.split_whitespace() {
-                out.push((
-                    word.trim_matches(|c| c == '"' || c == '\'').to_string(),
-                    item,
-                ));
+                out.push((word.trim_matches(|c| c == '"' || c == '\''), item));
             }
         }
     }
     out
 }
 
+/// Whether a command word is the program `name`, by itself or as the last part of a path
+/// (`/usr/local/bin/gunicorn`).
+fn is_program(word: &str, name: &str) -> bool {
+    word == name
+        || word
+            .strip_suffix(name)
+            .is_some_and(|path| path.ends_with('/'))
+}
+
 /// The value of `--flag N`, `--flag=N` among words.
-fn flag<'a>(words: &[(String, NodeRef<'a>)], names: &[&str]) -> Option<(String, NodeRef<'a>)> {
+fn flag<'a>(words: &[(&str, NodeRef<'a>)], names: &[&str]) -> Option<(String, NodeRef<'a>)> {
     for (i, (w, node)) in words.iter().enumerate() {
         for name in names {
             if w == name {
                 if let Some((v, n)) = words.get(i + 1) {
-                    return Some((v.clone(), *n));
+                    return Some((v.to_string(), *n));
                 }
-            } else if let Some(v) = w.strip_prefix(&format!("{name}=")) {
+            } else if let Some(v) = w.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
                 return Some((v.to_string(), *node));
             }
         }
@@ -219,15 +225,11 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let words = words(container);
     let image_node = container.get("image");
     let image = image_node.and_then(|n| n.as_str()).unwrap_or_default();
-    let has = |name: &str| {
-        words
-            .iter()
-            .any(|(w, _)| w == name || w.ends_with(&format!("/{name}")))
-    };
+    let has = |name: &str| words.iter().any(|(w, _)| is_program(w, name));
     let first_word_span = |name: &str| {
         words
             .iter()
-            .find(|(w, _)| w == name || w.ends_with(&format!("/{name}")))
+            .find(|(w, _)| is_program(w, name))
             .map(|(_, n)| n.span())
     };
     let implied = |what: &str, span: Option<Span>| -> (String, Span) {
@@ -256,10 +258,8 @@ fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
             });
         }
         if let Some((value, node)) = env(container, "GUNICORN_CMD_ARGS") {
-            let env_words: Vec<(String, NodeRef<'_>)> = value
-                .split_whitespace()
-                .map(|w| (w.to_string(), node))
-                .collect();
+            let env_words: Vec<(&str, NodeRef<'_>)> =
+                value.split_whitespace().map(|w| (w, node)).collect();
             if let Some((v, _)) = flag(&env_words, &["--keep-alive"]) {
                 let ms = decimal(&v, "s")?;
                 return Some(AppKeepAlive {
