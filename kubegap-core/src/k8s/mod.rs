@@ -59,10 +59,10 @@ pub struct Object {
 pub struct Container {
     /// The container's mapping.
     pub at: At,
-    /// `name`.
-    pub name: String,
+    /// `name` (inline up to 24 bytes, as the other short names of the graph).
+    pub name: CompactString,
     /// `image`, if any.
-    pub image: Option<String>,
+    pub image: Option<CompactString>,
     /// Declared ports.
     pub ports: Vec<ContainerPort>,
     /// Whether this is an init container.
@@ -73,7 +73,7 @@ pub struct Container {
 #[derive(Clone, Debug)]
 pub struct ContainerPort {
     /// `name`, if any.
-    pub name: Option<String>,
+    pub name: Option<CompactString>,
     /// `containerPort`, if a number.
     pub number: Option<i64>,
     /// The port's mapping.
@@ -459,7 +459,12 @@ pub fn is_placeholder_port_name(name: &str) -> bool {
 pub fn string_map(node: Option<NodeRef<'_>>) -> Labels {
     node.into_iter()
         .flat_map(|node| node.entries())
-        .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_str()?.to_string())))
+        .filter_map(|(k, v)| {
+            Some((
+                CompactString::new(k.as_str()?),
+                CompactString::new(v.as_str()?),
+            ))
+        })
         .collect()
 }
 
@@ -1049,7 +1054,7 @@ impl Graph {
                                 .into_iter()
                                 .flat_map(|p| p.items())
                                 .map(|p| ContainerPort {
-                                    name: p.str_at(&["name"]).map(str::to_string),
+                                    name: p.str_at(&["name"]).map(CompactString::new),
                                     number: p.get("containerPort").and_then(|n| n.as_i64()),
                                     at: at(p),
                                 })
@@ -1058,8 +1063,8 @@ impl Graph {
                             ports.shrink_to_fit();
                             containers.push(Container {
                                 at: at(c),
-                                name: c.str_at(&["name"]).unwrap_or_default().to_string(),
-                                image: c.str_at(&["image"]).map(str::to_string),
+                                name: CompactString::new(c.str_at(&["name"]).unwrap_or_default()),
+                                image: c.str_at(&["image"]).map(CompactString::new),
                                 ports,
                                 init,
                             });

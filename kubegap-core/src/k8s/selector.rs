@@ -1,19 +1,22 @@
 //! Labels ([`Labels`]) and label selectors: `matchLabels` and `matchExpressions`, as PDBs and
 //! most objects use them.
 
+use compact_str::CompactString;
+
 use crate::yaml::NodeRef;
 
 /// String pairs of a mapping of scalars (labels, selectors, annotations), sorted by key, each
 /// key once (the last one written wins, as in a map). A sorted boxed slice rather than a
 /// `BTreeMap`: a map's first node is 540 bytes for any number of pairs, and every workload and
 /// Service holds one or two (20,000 small manifests held 13 MB of them). Compares, orders and
-/// hashes like the `BTreeMap` it replaces.
+/// hashes like the `BTreeMap` it replaces. Keys and values of up to 24 bytes (`app`, `web`,
+/// `app.kubernetes.io/name`) are held inline, without an allocation each.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Labels(Box<[(String, String)]>);
+pub struct Labels(Box<[(CompactString, CompactString)]>);
 
 impl Labels {
     /// The value of `key`.
-    pub fn get(&self, key: &str) -> Option<&String> {
+    pub fn get(&self, key: &str) -> Option<&CompactString> {
         self.0
             .binary_search_by(|(k, _)| k.as_str().cmp(key))
             .ok()
@@ -28,17 +31,22 @@ impl Labels {
     /// The pairs in key order.
     pub fn iter(
         &self,
-    ) -> impl DoubleEndedIterator<Item = (&String, &String)> + ExactSizeIterator + Clone {
+    ) -> impl DoubleEndedIterator<Item = (&CompactString, &CompactString)> + ExactSizeIterator + Clone
+    {
         self.0.iter().map(|(k, v)| (k, v))
     }
 
     /// The keys in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator + Clone {
+    pub fn keys(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &CompactString> + ExactSizeIterator + Clone {
         self.0.iter().map(|(k, _)| k)
     }
 
     /// The values in key order.
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator + Clone {
+    pub fn values(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &CompactString> + ExactSizeIterator + Clone {
         self.0.iter().map(|(_, v)| v)
     }
 
@@ -53,12 +61,15 @@ impl Labels {
     }
 }
 
-impl FromIterator<(String, String)> for Labels {
-    fn from_iter<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Labels {
-        let mut pairs: Vec<(String, String)> = pairs.into_iter().collect();
+impl<K: Into<CompactString>, V: Into<CompactString>> FromIterator<(K, V)> for Labels {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(pairs: I) -> Labels {
+        let mut pairs: Vec<(CompactString, CompactString)> = pairs
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
         // Stable: among equal keys the last written stays last, and is the one kept.
         pairs.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut kept: Vec<(String, String)> = Vec::with_capacity(pairs.len());
+        let mut kept: Vec<(CompactString, CompactString)> = Vec::with_capacity(pairs.len());
         for pair in pairs {
             match kept.last_mut() {
                 Some(last) if last.0 == pair.0 => *last = pair,
@@ -70,10 +81,10 @@ impl FromIterator<(String, String)> for Labels {
 }
 
 impl<'a> IntoIterator for &'a Labels {
-    type Item = (&'a String, &'a String);
+    type Item = (&'a CompactString, &'a CompactString);
     type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (String, String)>,
-        fn(&'a (String, String)) -> (&'a String, &'a String),
+        std::slice::Iter<'a, (CompactString, CompactString)>,
+        fn(&'a (CompactString, CompactString)) -> (&'a CompactString, &'a CompactString),
     >;
 
     fn into_iter(self) -> Self::IntoIter {
@@ -146,8 +157,8 @@ impl LabelSelector {
             && self.match_expressions.iter().all(|r| {
                 let value = labels.get(&r.key);
                 match r.operator.as_str() {
-                    "In" => value.is_some_and(|v| r.values.contains(v)),
-                    "NotIn" => value.is_none_or(|v| !r.values.contains(v)),
+                    "In" => value.is_some_and(|v| r.values.iter().any(|x| x == v)),
+                    "NotIn" => value.is_none_or(|v| !r.values.iter().any(|x| x == v)),
                     "Exists" => value.is_some(),
                     "DoesNotExist" => value.is_none(),
                     _ => false,
@@ -175,10 +186,15 @@ mod tests {
         let map: BTreeMap<String, String> = written.into_iter().collect();
         // Sorted by key; a repeated key keeps the value written last.
         assert_eq!(
-            labels.iter().collect::<Vec<_>>(),
-            map.iter().collect::<Vec<_>>()
+            labels
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect::<Vec<_>>(),
+            map.iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect::<Vec<_>>()
         );
-        assert_eq!(labels.get("tier").map(String::as_str), Some("api"));
+        assert_eq!(labels.get("tier").map(|v| v.as_str()), Some("api"));
         assert_eq!(labels.get("missing"), None);
         assert!(labels.contains_key("b") && !labels.contains_key("c"));
         assert_eq!(labels.len(), 3);

@@ -197,7 +197,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     let declared = name_list.get_or_insert_with(|| {
                         let names: Vec<String> = containers
                             .iter()
-                            .flat_map(|c| c.ports.iter().filter_map(|p| p.name.clone()))
+                            .flat_map(|c| {
+                                c.ports
+                                    .iter()
+                                    .filter_map(|p| p.name.as_deref().map(str::to_string))
+                            })
                             .collect();
                         (!names.is_empty()).then(|| quote_list(&names))
                     });
