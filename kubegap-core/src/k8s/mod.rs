@@ -128,7 +128,7 @@ pub struct ServicePort {
     /// The port's mapping.
     pub at: At,
     /// `name`, if any.
-    pub name: Option<String>,
+    pub name: Option<CompactString>,
     /// `port`.
     pub port: Option<i64>,
     /// `targetPort` value node, if written.
@@ -147,7 +147,7 @@ pub struct Service {
     /// Ports.
     pub ports: Vec<ServicePort>,
     /// `spec.type` (`ClusterIP` when absent).
-    pub service_type: String,
+    pub service_type: CompactString,
     /// Whether every port serves metrics only (named `metrics`, `http-metrics`,
     /// `prometheus`…, by its name or its named `targetPort`): no user traffic goes through it.
     pub metrics_only: bool,
@@ -1105,7 +1105,7 @@ impl Graph {
                         }
                         ServicePort {
                             at: at(p),
-                            name: name.map(str::to_string),
+                            name: name.map(CompactString::new),
                             port: p.get("port").and_then(|n| n.as_i64()),
                             target_port: p.get("targetPort").map(at),
                         }
@@ -1118,10 +1118,9 @@ impl Graph {
                     selector: selector.map(at),
                     selector_labels: string_map(selector),
                     ports,
-                    service_type: node
-                        .str_at(&["spec", "type"])
-                        .unwrap_or("ClusterIP")
-                        .to_string(),
+                    service_type: CompactString::new(
+                        node.str_at(&["spec", "type"]).unwrap_or("ClusterIP"),
+                    ),
                 })
             }
             "Ingress" => {
