@@ -510,32 +510,27 @@ fn write_at(
     summary: bool,
     w: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
-    use rayon::prelude::*;
     let handler = handler(color, width);
     let shown = Shown::new(report);
     // Rendered in parallel, 64 findings a task, two tasks a thread a round, and written in
     // order (the whole text is never held: see above).
-    const CHUNK: usize = 64;
-    let per_round = CHUNK * 2 * rayon::current_num_threads().max(1);
-    for batch in report.findings.chunks(per_round) {
-        let rendered: Vec<String> = batch
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut out = String::new();
-                for f in chunk {
-                    let diag = build(&shown, f);
-                    if handler.render_report(&mut out, &diag).is_err() {
-                        out.push_str(&format!("{}: {}\n", f.rule, esc(&f.message)));
-                    }
-                    out.push('\n');
+    super::write_in_order(
+        &report.findings,
+        64,
+        2 * rayon::current_num_threads().max(1),
+        |_, chunk| {
+            let mut out = String::new();
+            for f in chunk {
+                let diag = build(&shown, f);
+                if handler.render_report(&mut out, &diag).is_err() {
+                    out.push_str(&format!("{}: {}\n", f.rule, esc(&f.message)));
                 }
-                out
-            })
-            .collect();
-        for part in rendered {
-            w.write_all(part.as_bytes())?;
-        }
-    }
+                out.push('\n');
+            }
+            Ok(out.into_bytes())
+        },
+        w,
+    )?;
     if summary {
         writeln!(w, "{}", super::summary_line(report))?;
     }
@@ -595,6 +590,29 @@ mod tests {
             findings: vec![finding],
             summary: Default::default(),
         }
+    }
+
+    /// Findings rendered in parallel chunks come out as rendering each one alone, in order,
+    /// across several rounds of chunks (300 findings, 64 a chunk).
+    #[test]
+    fn findings_are_written_in_order_across_rounds() {
+        let mut report = long_label_report("web");
+        let first = report.findings[0].clone();
+        report.findings = (0..300)
+            .map(|i| {
+                let mut f = first.clone();
+                f.message = format!("finding {i}");
+                f
+            })
+            .collect();
+        let mut expected = String::new();
+        for f in &report.findings {
+            expected.push_str(&super::render_finding(&report, f));
+            expected.push('\n');
+        }
+        expected.push_str(&crate::output::summary_line(&report));
+        expected.push('\n');
+        assert_eq!(render_at(&report, false, 100), expected);
     }
 
     /// The byte pre-check never misses a control character the char-level scan would see,

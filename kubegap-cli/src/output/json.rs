@@ -78,31 +78,26 @@ fn write_in(
     chunk: usize,
     tasks: usize,
 ) -> std::io::Result<()> {
-    use rayon::prelude::*;
     w.write_all(b"{\n  \"version\": 1,\n  \"findings\": [")?;
-    let per_round = chunk.max(1) * tasks.max(1);
-    for (round, batch) in report.findings.chunks(per_round).enumerate() {
-        let rendered: Vec<std::io::Result<Vec<u8>>> = batch
-            .par_chunks(chunk.max(1))
-            .enumerate()
-            .map(|(c, chunk)| {
-                let mut out = Vec::with_capacity(chunk.len() * 1024);
-                let mut one = Vec::with_capacity(2048);
-                for (i, f) in chunk.iter().enumerate() {
-                    let first = round == 0 && c == 0 && i == 0;
-                    out.extend_from_slice(if first { b"\n    " } else { b",\n    " });
-                    one.clear();
-                    serde_json::to_writer_pretty(&mut one, &finding(report, f))
-                        .map_err(std::io::Error::from)?;
-                    indent(&mut out, &one, b"\n    ");
-                }
-                Ok(out)
-            })
-            .collect();
-        for part in rendered {
-            w.write_all(&part?)?;
-        }
-    }
+    super::write_in_order(
+        &report.findings,
+        chunk,
+        tasks,
+        |start, chunk| {
+            let mut out = Vec::with_capacity(chunk.len() * 1024);
+            let mut one = Vec::with_capacity(2048);
+            for (i, f) in chunk.iter().enumerate() {
+                let first = start + i == 0;
+                out.extend_from_slice(if first { b"\n    " } else { b",\n    " });
+                one.clear();
+                serde_json::to_writer_pretty(&mut one, &finding(report, f))
+                    .map_err(std::io::Error::from)?;
+                indent(&mut out, &one, b"\n    ");
+            }
+            Ok(out)
+        },
+        w,
+    )?;
     if !report.findings.is_empty() {
         w.write_all(b"\n  ")?;
     }

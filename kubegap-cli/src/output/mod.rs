@@ -11,6 +11,34 @@ pub mod json;
 pub mod junit;
 pub mod sarif;
 
+/// Writes `items` rendered in parallel, in their order: rounds of `tasks` tasks, each task
+/// rendering `chunk` consecutive items (`render` gets the index of the first of them and the
+/// items), each round written before the next one is rendered, so that the text of a large
+/// report is never held whole (JSON and human output; the bytes do not depend on the thread
+/// count).
+pub fn write_in_order<T: Sync>(
+    items: &[T],
+    chunk: usize,
+    tasks: usize,
+    render: impl Fn(usize, &[T]) -> std::io::Result<Vec<u8>> + Sync,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    let chunk = chunk.max(1);
+    let per_round = chunk * tasks.max(1);
+    for (round, batch) in items.chunks(per_round).enumerate() {
+        let rendered: Vec<std::io::Result<Vec<u8>>> = batch
+            .par_chunks(chunk)
+            .enumerate()
+            .map(|(c, items)| render(round * per_round + c * chunk, items))
+            .collect();
+        for part in rendered {
+            w.write_all(&part?)?;
+        }
+    }
+    Ok(())
+}
+
 /// 1-based (line, column, end line, end column) of a span, columns in characters.
 pub fn position(file: &SourceFile, span: Span) -> (u32, u32, u32, u32) {
     let start = file.line_col(span.start);
