@@ -260,6 +260,56 @@ fn problems_come_in_argument_order() {
     }
 }
 
+/// The memory budget admits a walked directory's files in path order, whatever the threads
+/// and however far the walk read ahead of it: the first files are linted, the budget stops at
+/// the same file, and nothing after it is linted.
+#[test]
+fn the_budget_stops_a_walk_at_the_same_file() {
+    let dir = scratch("budget-walk");
+    // 24 files of 1,000 bytes in nested directories, each with a parse error of its own.
+    let mut names = Vec::new();
+    for i in 0..24 {
+        let name = format!("d{}/e{}/f{i:02}.yaml", i % 3, i % 2);
+        let mut text = format!("name: f{i:02}\nbroken: [\n");
+        text.push_str(&"#".repeat(999 - text.len()));
+        text.push('\n');
+        write(&dir.join("tree").join(&name), text);
+        names.push(format!("tree/{name}"));
+    }
+    names.sort();
+    // Room for 9 of them: 50 MiB (kubegap's base) + 8 x 9,500 bytes of input.
+    let limit = (50u64 << 20) + 8 * 9_500;
+    let mut reports = std::collections::BTreeSet::new();
+    for threads in ["1", "2", "3", "1", "2", "3"] {
+        let out = run(
+            &dir,
+            &[
+                "lint",
+                "tree",
+                "--format",
+                "json",
+                "--max-memory",
+                &limit.to_string(),
+                "--threads",
+                threads,
+            ],
+            None,
+        );
+        assert_says(&out, 2, "above --max-memory");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let linted: std::collections::BTreeSet<String> = json(&out)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["file"].as_str().map(str::to_string))
+            .collect();
+        let expected: std::collections::BTreeSet<String> = names[..9].iter().cloned().collect();
+        assert_eq!(linted, expected, "threads {threads}");
+        reports.insert((out.stdout, stderr.into_owned()));
+    }
+    assert_eq!(reports.len(), 1, "one report whatever the threads");
+}
+
 /// Stdin redirected from a file is read like the file (in parallel blocks when large, from the
 /// position the shell left it at): the report is the one a pipe of the same bytes gives, and
 /// the size limit refuses it the same way.
