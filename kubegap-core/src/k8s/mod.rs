@@ -284,21 +284,21 @@ pub struct Graph {
     /// `link`). Services with the same namespace, selector and file select the same workloads
     /// and share one list, so N copies of a release selecting each other's pods keep N lists of
     /// indices, not N².
-    service_workloads: BTreeMap<ObjId, usize>,
+    service_workloads: ObjIndex,
     /// Distinct lists of indices into `workloads` selected by a Service.
     selections: Vec<Vec<usize>>,
     /// Workload object → index into `selectors`: the Services that select it.
-    workload_services: BTreeMap<ObjId, usize>,
+    workload_services: ObjIndex,
     /// Distinct lists of indices into `services` (ascending) that select a workload.
     selectors: Vec<Vec<usize>>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
-    workload_hpa: BTreeMap<ObjId, usize>,
-    /// Workloads some PodDisruptionBudget selects.
-    workload_pdbs: std::collections::BTreeSet<ObjId>,
+    workload_hpa: ObjIndex,
+    /// Workloads some PodDisruptionBudget selects, by object id.
+    workload_pdbs: Vec<bool>,
     /// Object → index into `workloads`.
-    workload_index: BTreeMap<ObjId, usize>,
+    workload_index: ObjIndex,
     /// Object → index into `services`.
-    service_index: BTreeMap<ObjId, usize>,
+    service_index: ObjIndex,
     /// (namespace, label key, label value) → indices into `workloads` whose pod template has it.
     /// Sorted by that key, then by workload: (index into `workloads`, position of the label in
     /// its `labels`); `label_workloads` holds the same workload indices alone, so that one key's
@@ -312,7 +312,7 @@ pub struct Graph {
     /// service-name node.
     backend_refs: BTreeMap<ObjId, Vec<(ObjId, At)>>,
     /// Service object → how near its selected workloads are.
-    service_near: BTreeMap<ObjId, Near>,
+    service_near: Vec<Option<Near>>,
     /// Where every file of the run is (directories, kustomization trees, charts).
     places: scope::Places,
     /// Namespace → one workload per file that holds workloads of it (nearness depends only
@@ -700,7 +700,7 @@ impl Graph {
         for group in groups {
             let members: Vec<usize> = group
                 .iter()
-                .filter_map(|o| self.workload_index.get(o).copied())
+                .filter_map(|o| self.workload_index.get(*o))
                 .collect();
             for &pi in &members {
                 let patch = &self.workloads[pi];
@@ -819,12 +819,14 @@ impl Graph {
                 (selected, near)
             })
             .collect();
-        let mut service_near: BTreeMap<ObjId, Near> = BTreeMap::new();
+        let mut service_near: Vec<Option<Near>> = vec![None; self.objects.len()];
         let mut selections: Vec<Vec<usize>> = Vec::with_capacity(selected.len());
         for ((list, near), members) in selected.into_iter().zip(&group_services) {
             if let Some(near) = near {
                 for si in members {
-                    service_near.insert(self.services[*si].obj, near);
+                    if let Some(slot) = service_near.get_mut(self.services[*si].obj) {
+                        *slot = Some(near);
+                    }
                 }
             }
             selections.push(list);
@@ -838,11 +840,10 @@ impl Graph {
                 || {
                     rayon::join(
                         || {
-                            this.workloads
-                                .iter()
-                                .enumerate()
-                                .map(|(i, w)| (w.obj, i))
-                                .collect()
+                            ObjIndex::from_pairs(
+                                this.objects.len(),
+                                this.workloads.iter().enumerate().map(|(i, w)| (w.obj, i)),
+                            )
                         },
                         || this.label_index(&by_label),
                     )
@@ -856,11 +857,10 @@ impl Graph {
                     .collect()
             },
             || {
-                this.services
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (s.obj, i))
-                    .collect()
+                ObjIndex::from_pairs(
+                    this.objects.len(),
+                    this.services.iter().enumerate().map(|(i, s)| (s.obj, i)),
+                )
             },
         );
         drop(by_label);
@@ -916,8 +916,8 @@ impl Graph {
     /// The Services' groups, in input order: Services of a group have the same namespace,
     /// selector and file (and so the same place), hence the same selected workloads; each
     /// group's Services in input order. Also each Service's group.
-    fn service_groups(&self) -> (Vec<Vec<usize>>, BTreeMap<ObjId, usize>) {
-        let mut service_workloads: BTreeMap<ObjId, usize> = BTreeMap::new();
+    fn service_groups(&self) -> (Vec<Vec<usize>>, ObjIndex) {
+        let mut service_workloads = ObjIndex::new(self.objects.len());
         let mut group_services: Vec<Vec<usize>> = Vec::new();
         // Hashed, not ordered: a lookup hashes the selector once instead of comparing it with
         // a dozen others (group ids follow input order either way; the map is never iterated).
@@ -945,7 +945,7 @@ impl Graph {
         &self,
         selections: &[Vec<usize>],
         group_services: &[Vec<usize>],
-    ) -> (BTreeMap<ObjId, usize>, Vec<Vec<usize>>) {
+    ) -> (ObjIndex, Vec<Vec<usize>>) {
         // Workload → the groups selecting it (in order).
         let mut workload_groups: BTreeMap<ObjId, Vec<usize>> = BTreeMap::new();
         for (g, selected) in selections.iter().enumerate() {
@@ -958,7 +958,7 @@ impl Graph {
         }
         let mut lists: BTreeMap<&[usize], usize> = BTreeMap::new();
         let mut selectors: Vec<Vec<usize>> = Vec::new();
-        let mut workload_services: BTreeMap<ObjId, usize> = BTreeMap::new();
+        let mut workload_services = ObjIndex::new(self.objects.len());
         for (obj, gs) in &workload_groups {
             let id = *lists.entry(gs.as_slice()).or_insert_with(|| {
                 let mut list: Vec<usize> = gs
@@ -1343,7 +1343,7 @@ impl Graph {
 
     /// The Service with this object id.
     pub fn service_by_obj(&self, obj: ObjId) -> Option<&Service> {
-        self.service_index.get(&obj).map(|i| &self.services[*i])
+        self.service_index.get(obj).map(|i| &self.services[i])
     }
 
     /// Whether any workload is in this namespace.
@@ -1377,7 +1377,7 @@ impl Graph {
 
     /// How near the workloads a Service selects are (`None` when it selects none).
     pub fn service_link_near(&self, service: &Service) -> Option<Near> {
-        self.service_near.get(&service.obj).copied()
+        self.service_near.get(service.obj).copied().flatten()
     }
 
     /// Workloads (indices into `workloads`) whose pod template carries `key=value`, in a
@@ -1411,8 +1411,8 @@ impl Graph {
     /// Indices into `workloads` of the workloads a Service selects (see [`Graph::service_targets`]).
     pub fn service_target_indices(&self, service: &Service) -> &[usize] {
         self.service_workloads
-            .get(&service.obj)
-            .map_or(&[], |g| self.selections[*g].as_slice())
+            .get(service.obj)
+            .map_or(&[], |g| self.selections[g].as_slice())
     }
 
     /// Services that select a workload, in input order.
@@ -1433,7 +1433,7 @@ impl Graph {
     /// Which distinct list of selecting Services a workload has (`None`: no Service selects
     /// it): equal ids, equal lists.
     pub fn selector_list(&self, workload: &Workload) -> Option<usize> {
-        self.workload_services.get(&workload.obj).copied()
+        self.workload_services.get(workload.obj)
     }
 
     /// The number of distinct lists [`Graph::selector_list`] returns ids of.
@@ -1485,7 +1485,7 @@ impl Graph {
 
     /// The workload of an object id, if it is one.
     pub fn workload(&self, obj: ObjId) -> Option<&Workload> {
-        self.workload_index.get(&obj).map(|i| &self.workloads[*i])
+        self.workload_index.get(obj).map(|i| &self.workloads[i])
     }
 
     /// Resolves HPA targets and PDB selectors once (over the finished graph), so that rules
@@ -1497,10 +1497,10 @@ impl Graph {
             .par_iter()
             .map(|hpa| self.hpa_target(hpa).map(|w| w.obj))
             .collect();
-        let mut workload_hpa = BTreeMap::new();
+        let mut workload_hpa = ObjIndex::new(self.objects.len());
         for (i, target) in hpa_targets.into_iter().enumerate() {
             if let Some(workload) = target {
-                workload_hpa.entry(workload).or_insert(i);
+                workload_hpa.insert_first(workload, i);
             }
         }
         let pdb_targets: Vec<Vec<ObjId>> = self
@@ -1508,8 +1508,12 @@ impl Graph {
             .par_iter()
             .map(|pdb| self.pdb_targets(pdb).iter().map(|w| w.obj).collect())
             .collect();
-        let workload_pdbs: std::collections::BTreeSet<ObjId> =
-            pdb_targets.into_iter().flatten().collect();
+        let mut workload_pdbs = vec![false; self.objects.len()];
+        for obj in pdb_targets.into_iter().flatten() {
+            if let Some(slot) = workload_pdbs.get_mut(obj) {
+                *slot = true;
+            }
+        }
         self.workload_hpa = workload_hpa;
         self.workload_pdbs = workload_pdbs;
     }
@@ -1533,12 +1537,64 @@ impl Graph {
 
     /// The HPA that scales the workload, if any (the first one in input order).
     pub fn hpa_of(&self, workload: &Workload) -> Option<&Hpa> {
-        self.workload_hpa.get(&workload.obj).map(|i| &self.hpas[*i])
+        self.workload_hpa.get(workload.obj).map(|i| &self.hpas[i])
     }
 
     /// Whether some PodDisruptionBudget selects the workload's pods.
     pub fn has_pdb(&self, workload: &Workload) -> bool {
-        self.workload_pdbs.contains(&workload.obj)
+        self.workload_pdbs
+            .get(workload.obj)
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
+/// Object id → a small index (into `workloads`, `services`, `hpas`, a list of lists), one slot
+/// per object of the graph (ids are dense from 0). Rules ask these per workload and per Service:
+/// a `BTreeMap` walked a tree of nodes spread over memory on each lookup, deeper as the input
+/// grew, where a slot is one read.
+#[derive(Clone, Debug, Default)]
+struct ObjIndex(Vec<u32>);
+
+impl ObjIndex {
+    /// No index in this slot.
+    const NONE: u32 = u32::MAX;
+
+    /// Empty slots for `objects` objects.
+    fn new(objects: usize) -> ObjIndex {
+        ObjIndex(vec![ObjIndex::NONE; objects])
+    }
+
+    /// From (object, index) pairs; a later pair for the same object replaces an earlier one.
+    fn from_pairs(objects: usize, pairs: impl IntoIterator<Item = (ObjId, usize)>) -> ObjIndex {
+        let mut index = ObjIndex::new(objects);
+        for (obj, i) in pairs {
+            index.insert(obj, i);
+        }
+        index
+    }
+
+    /// Sets the index of `obj` (an index past `u32::MAX - 1`, which no input that fits in
+    /// memory reaches, is not recorded).
+    fn insert(&mut self, obj: ObjId, i: usize) {
+        if let (Some(slot), Ok(i)) = (self.0.get_mut(obj), u32::try_from(i)) {
+            *slot = i;
+        }
+    }
+
+    /// Sets the index of `obj` unless it has one.
+    fn insert_first(&mut self, obj: ObjId, i: usize) {
+        if self.get(obj).is_none() {
+            self.insert(obj, i);
+        }
+    }
+
+    /// The index of `obj`, if it has one.
+    fn get(&self, obj: ObjId) -> Option<usize> {
+        match self.0.get(obj) {
+            Some(&i) if i != ObjIndex::NONE => Some(i as usize),
+            _ => None,
+        }
     }
 }
 
