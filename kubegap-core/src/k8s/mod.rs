@@ -293,6 +293,8 @@ pub struct Graph {
     selectors: Vec<Vec<usize>>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
     workload_hpa: ObjIndex,
+    /// HPA object → index into `workloads` of the workload it scales ([`Graph::hpa_target`]).
+    hpa_workload: ObjIndex,
     /// Workloads some PodDisruptionBudget selects, by object id.
     workload_pdbs: Vec<bool>,
     /// Object → index into `workloads`.
@@ -1475,8 +1477,14 @@ impl Graph {
         self.nearest(pdb.obj, matching, |w| w.obj).0
     }
 
-    /// The workload an HPA scales (the nearest one with its kind and name).
+    /// The workload an HPA scales (the nearest one with its kind and name), resolved once
+    /// when the graph was built.
     pub fn hpa_target(&self, hpa: &Hpa) -> Option<&Workload> {
+        self.hpa_workload.get(hpa.obj).map(|i| &self.workloads[i])
+    }
+
+    /// [`Graph::hpa_target`], looked up.
+    fn resolve_hpa_target(&self, hpa: &Hpa) -> Option<&Workload> {
         let ns = &self.objects[hpa.obj].namespace;
         let found = self.find(&hpa.target_kind, ns, &hpa.target_name);
         let (near, _) = self.nearest_named(hpa.obj, found);
@@ -1495,12 +1503,16 @@ impl Graph {
         let hpa_targets: Vec<Option<ObjId>> = self
             .hpas
             .par_iter()
-            .map(|hpa| self.hpa_target(hpa).map(|w| w.obj))
+            .map(|hpa| self.resolve_hpa_target(hpa).map(|w| w.obj))
             .collect();
         let mut workload_hpa = ObjIndex::new(self.objects.len());
+        let mut hpa_workload = ObjIndex::new(self.objects.len());
         for (i, target) in hpa_targets.into_iter().enumerate() {
             if let Some(workload) = target {
                 workload_hpa.insert_first(workload, i);
+                if let Some(w) = self.workload_index.get(workload) {
+                    hpa_workload.insert(self.hpas[i].obj, w);
+                }
             }
         }
         let pdb_targets: Vec<Vec<ObjId>> = self
@@ -1515,6 +1527,7 @@ impl Graph {
             }
         }
         self.workload_hpa = workload_hpa;
+        self.hpa_workload = hpa_workload;
         self.workload_pdbs = workload_pdbs;
     }
 

@@ -76,12 +76,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             continue;
         };
         let value = cx.node(replicas).as_str().unwrap_or_default();
+        let scaler = cx.describe(hpa.obj);
         let f = sink.report(
             cx.span(replicas),
             format!(
-                "{} sets `replicas: {value}` but is scaled by {}; every apply resets the scale",
+                "{} sets `replicas: {value}` but is scaled by {scaler}; every apply resets the scale",
                 cx.describe(workload.obj),
-                cx.describe(hpa.obj)
             ),
         );
         if let Some(target) = hpa.target_ref {
@@ -89,7 +89,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 .node(target)
                 .get("name")
                 .map_or_else(|| cx.span(target), |n| n.span());
-            f.label(name, format!("scaled by {}", cx.describe(hpa.obj)));
+            f.label(name, format!("scaled by {scaler}"));
         }
         f.help("remove `spec.replicas` from the workload and let the HPA's `minReplicas` set the floor");
     }
