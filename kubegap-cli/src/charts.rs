@@ -11,8 +11,8 @@ use kubegap_core::{FileKind, Input};
 use crate::walk::Discovered;
 
 /// Applies the chart and kustomize layout to what discovery read.
-pub fn arrange(discovered: &mut Discovered) {
-    let arranged = layout::arrange(std::mem::take(&mut discovered.inputs));
+pub fn arrange(discovered: &mut Discovered, dirs: layout::Dirs) {
+    let arranged = layout::arrange_with(std::mem::take(&mut discovered.inputs), dirs);
     discovered.inputs = arranged.inputs;
     discovered.layout = arranged.layout;
     discovered.errors.extend(arranged.errors);

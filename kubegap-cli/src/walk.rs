@@ -202,14 +202,30 @@ pub fn discover_with(
         parts.push(part);
     }
     drop(scans);
-    read_admitted_steps(admitted, limits, &mut parts);
+    // The layout's look at the directories above the walked files (which hold a `Chart.yaml`
+    // or a kustomization) needs their paths only: it runs beside the reading of the files the
+    // walk left, whose few large files leave a thread waiting.
+    let walked: Vec<PathBuf> = admitted
+        .iter()
+        .flat_map(|(_, a)| &a.steps)
+        .filter_map(|step| match step {
+            Step::Read(path, ..) => Some(path.clone()),
+            Step::Ready(input) => input.path.clone(),
+            Step::Error(_) | Step::Warning(_) => None,
+        })
+        .collect();
+    let ((), dirs) = rayon::join(
+        || read_admitted_steps(admitted, limits, &mut parts),
+        || kubegap_core::layout::Dirs::prefetch(walked.iter().map(PathBuf::as_path)),
+    );
+    drop(walked);
     for part in parts {
         out.inputs.extend(part.inputs);
         out.errors.extend(part.errors);
         out.warnings.extend(part.warnings);
     }
     // Helm chart sources and kustomizations decide which files are manifests.
-    crate::charts::arrange(&mut out);
+    crate::charts::arrange(&mut out, dirs);
     out
 }
 

@@ -61,14 +61,16 @@ pub struct Layout {
     pub kustomized: BTreeSet<String>,
 }
 
-/// Caches which directories are charts and kustomizations, keyed by the bytes of the
-/// directory paths above the inputs (borrowed from them).
-struct Dirs<'p> {
+/// Which directories are charts and kustomizations, keyed by the bytes of the directory paths
+/// above the inputs. Looked up ahead ([`Dirs::prefetch`]) by discovery while it reads the
+/// files, or by [`arrange`] itself.
+#[derive(Debug, Default)]
+pub struct Dirs {
     /// Whether the directory holds a `Chart.yaml`, and its kustomization file.
-    known: HashMap<&'p std::ffi::OsStr, (bool, Option<PathBuf>)>,
+    known: HashMap<std::ffi::OsString, (bool, Option<PathBuf>)>,
 }
 
-impl<'p> Dirs<'p> {
+impl Dirs {
     /// Whether `dir` holds a `Chart.yaml` (looked up now if [`Dirs::prefetch`] did not).
     fn is_chart(&self, dir: &Path) -> bool {
         match self.known.get(dir.as_os_str()) {
@@ -78,24 +80,33 @@ impl<'p> Dirs<'p> {
     }
 
     /// Looks up every directory above `paths` at once, in parallel (two to four `stat` calls
-    /// each, over thousands of directories in a monorepo), so that the walk over the inputs
-    /// below finds them known.
-    fn prefetch(paths: impl Iterator<Item = &'p Path>) -> Self {
+    /// each, over thousands of directories in a monorepo), so that [`arrange`] finds them
+    /// known. Discovery calls it beside reading the files it found (it needs their paths
+    /// only), where it fills the other thread's waits.
+    pub fn prefetch<'p>(paths: impl Iterator<Item = &'p Path>) -> Dirs {
+        let mut dirs = Dirs::default();
+        dirs.add(paths);
+        dirs
+    }
+
+    /// Looks up the directories above `paths` not known yet.
+    fn add<'p>(&mut self, paths: impl Iterator<Item = &'p Path>) {
         // Deduplicated by bytes (a directory spelled two ways is looked up twice, which is
-        // harmless). A path's ancestors are listed up to the first one already listed: that
-        // one's ancestors were listed with it (every input under one directory is one step).
+        // harmless). A path's ancestors are listed up to the first one already listed or
+        // known: that one's ancestors were listed with it (every input under one directory is
+        // one step).
         let mut seen: std::collections::HashSet<&std::ffi::OsStr> = Default::default();
         let mut dirs: Vec<&Path> = Vec::new();
         for path in paths {
             for dir in parents(path) {
-                if !seen.insert(dir.as_os_str()) {
+                if self.known.contains_key(dir.as_os_str()) || !seen.insert(dir.as_os_str()) {
                     break;
                 }
                 dirs.push(dir);
             }
         }
         drop(seen);
-        let known = dirs
+        let found: Vec<(std::ffi::OsString, (bool, Option<PathBuf>))> = dirs
             .into_par_iter()
             .map(|dir| {
                 let kustomization = KUSTOMIZATION_FILES
@@ -103,12 +114,12 @@ impl<'p> Dirs<'p> {
                     .map(|name| join(dir, name))
                     .find(|p| p.is_file());
                 (
-                    dir.as_os_str(),
+                    dir.as_os_str().to_os_string(),
                     (join(dir, CHART_FILE).is_file(), kustomization),
                 )
             })
             .collect();
-        Dirs { known }
+        self.known.extend(found);
     }
 
     /// The kustomization file of `dir`, if it has one (looked up now if [`Dirs::prefetch`] did
@@ -247,6 +258,12 @@ fn read_kustomization(dir: &Path, text: &str) -> Option<Kustomization> {
 
 /// Applies the chart and kustomize layout to discovered inputs (see the module docs).
 pub fn arrange(inputs: Vec<Input>) -> Arranged {
+    arrange_with(inputs, Dirs::default())
+}
+
+/// [`arrange`], with the directories above some of the inputs already looked up
+/// ([`Dirs::prefetch`]); the others are looked up here. The result is [`arrange`]'s.
+pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
     let mut out = Arranged::default();
     let mut charts: BTreeSet<PathBuf> = BTreeSet::new();
     let mut chart_files: BTreeSet<PathBuf> = BTreeSet::new();
@@ -255,7 +272,7 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
     // Kustomization directory -> its entries (`None`: unreadable, changes nothing).
     let mut kustomizations: BTreeMap<PathBuf, Option<Kustomization>> = BTreeMap::new();
     let mut kustomization_inputs: BTreeMap<PathBuf, Input> = BTreeMap::new();
-    let dirs = Dirs::prefetch(inputs.iter().filter_map(|i| i.path.as_deref()));
+    dirs.add(inputs.iter().filter_map(|i| i.path.as_deref()));
 
     // Where each input is (a chart, a kustomize directory, neither), decided in parallel; the
     // kustomizations found are then read in parallel; then the inputs are sorted out in order.
