@@ -310,6 +310,41 @@ fn the_budget_stops_a_walk_at_the_same_file() {
     assert_eq!(reports.len(), 1, "one report whatever the threads");
 }
 
+/// Files are decoded before duplicates are dropped, under provisional ids: an error found while
+/// decoding (invalid UTF-8) names its own file after a duplicate before it was dropped.
+#[test]
+fn a_decoding_error_after_a_dropped_duplicate_names_its_file() {
+    let dir = scratch("decode-ids");
+    write(&dir.join("a.yaml"), "a: 1\n");
+    write(&dir.join("b.yaml"), b"b: \"\xff\"\n");
+    for args in [
+        ["lint", "a.yaml", "./a.yaml", "b.yaml"],
+        ["lint", "b.yaml", "./a.yaml", "a.yaml"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--format", "json"]);
+        let out = run(&dir, &args, None);
+        let v = json(&out);
+        let found: Vec<(String, i64)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    format!(
+                        "{} {}",
+                        f["rule"].as_str().unwrap(),
+                        f["file"].as_str().unwrap()
+                    ),
+                    f["line"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(found, [("parse-error b.yaml".to_string(), 1)], "{args:?}");
+        assert_eq!(v["summary"]["files"], 2, "{args:?}");
+    }
+}
+
 /// Stdin redirected from a file is read like the file (in parallel blocks when large, from the
 /// position the shell left it at): the report is the one a pipe of the same bytes gives, and
 /// the size limit refuses it the same way.

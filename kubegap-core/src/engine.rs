@@ -174,24 +174,48 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         Name(String),
     }
     // Each path and its directory (a root of the nginx loader, which reuses both) are
-    // canonicalised once, together (the directories are on the way to the files).
-    let paths: Vec<&Path> = inputs.iter().filter_map(|i| i.path.as_deref()).collect();
+    // canonicalised once, together (the directories are on the way to the files). The paths
+    // are copied out: the inputs are decoded meanwhile.
+    let named: Vec<Result<PathBuf, String>> = inputs
+        .iter()
+        .map(|input| input.path.clone().ok_or_else(|| input.name.clone()))
+        .collect();
+    let paths: Vec<&Path> = named.iter().filter_map(|n| n.as_deref().ok()).collect();
     let with_dirs: Vec<&Path> = paths
         .iter()
         .copied()
         .chain(paths.iter().map(|p| crate::reads::parent_dir(p)))
         .collect();
-    let mut resolved = crate::reads::canonicalize_all(&with_dirs);
+    // Decoding (UTF-8 validation, line starts) in parallel, beside the canonicalisation, whose
+    // system calls leave a thread waiting: every input, under its position as a provisional
+    // id, before the duplicates (rare) are known; the ids are set once they are dropped.
+    let (mut resolved, mut decoded) = rayon::join(
+        || crate::reads::canonicalize_all(&with_dirs),
+        || {
+            inputs
+                .into_par_iter()
+                .enumerate()
+                .map(|(i, input)| {
+                    let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                    let (text, error) = decode(id, input.bytes, input.kind);
+                    Some((
+                        SourceFile::new(input.name, input.path, text, input.kind),
+                        error,
+                    ))
+                })
+                .collect::<Vec<_>>()
+        },
+    );
     let mut dirs = resolved.split_off(paths.len()).into_iter();
     let mut resolved = resolved.into_iter();
-    let (keys, dirs): (Vec<Key>, Vec<Option<PathBuf>>) = inputs
-        .iter()
-        .map(|input| match input.path.as_deref() {
-            Some(p) => (
-                Key::Path(resolved.next().flatten().unwrap_or_else(|| p.to_path_buf())),
+    let (keys, dirs): (Vec<Key>, Vec<Option<PathBuf>>) = named
+        .into_iter()
+        .map(|named| match named {
+            Ok(p) => (
+                Key::Path(resolved.next().flatten().unwrap_or(p)),
                 dirs.next().flatten(),
             ),
-            None => (Key::Name(input.name.clone()), None),
+            Err(name) => (Key::Name(name), None),
         })
         .unzip();
     // The first of each key is kept: positions sorted by key (stable, in parallel: paths
@@ -205,39 +229,29 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
     drop(by_key);
     let mut canonical = Vec::new();
     let mut canonical_dirs = Vec::new();
-    let inputs: Vec<Input> = inputs
-        .into_iter()
-        .zip(keys.into_iter().zip(dirs))
-        .zip(keep)
-        .filter(|(_, keep)| *keep)
-        .map(|((input, (key, dir)), _)| {
-            canonical.push(match key {
-                Key::Path(p) => Some(p),
-                Key::Name(_) => None,
-            });
-            canonical_dirs.push(dir);
-            input
-        })
-        .collect();
-    // Decoding (UTF-8 validation, line starts) in parallel; ids are input positions.
-    let decoded: Vec<(SourceFile, Option<ParseError>)> = inputs
-        .into_par_iter()
-        .enumerate()
-        .map(|(i, input)| {
-            let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
-            let (text, error) = decode(id, input.bytes, input.kind);
-            (
-                SourceFile::new(input.name, input.path, text, input.kind),
-                error,
-            )
-        })
-        .collect();
     let mut files = SourceMap::default();
     let mut parse_findings = Vec::new();
-    for (file, error) in decoded {
-        parse_findings.extend(error.map(parse_finding));
+    for ((slot, (key, dir)), keep) in decoded.iter_mut().zip(keys.into_iter().zip(dirs)).zip(keep) {
+        let Some((file, error)) = slot.take().filter(|_| keep) else {
+            continue;
+        };
+        canonical.push(match key {
+            Key::Path(p) => Some(p),
+            Key::Name(_) => None,
+        });
+        canonical_dirs.push(dir);
+        // Ids are the positions among the inputs kept.
+        let id = FileId(u32::try_from(files.len()).unwrap_or(u32::MAX));
+        parse_findings.extend(error.map(|mut error| {
+            error.span.file = id;
+            for label in &mut error.labels {
+                label.span.file = id;
+            }
+            parse_finding(error)
+        }));
         files.add(file);
     }
+    drop(decoded);
     let ids: Vec<(FileId, FileKind)> = files.iter().map(|(id, f)| (id, f.kind)).collect();
 
     // nginx sequentially: includes add files, and ids must stay deterministic. Meanwhile the
