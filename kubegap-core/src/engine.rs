@@ -338,7 +338,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
         &documents,
         files.iter().map(|(id, f)| (id, f.name.as_str())),
     );
-    let graph = Graph::build_in(&documents, &places);
+    let graph = Graph::build_in(&documents, places);
     let controllers = crate::controllers::Model::build(&graph, &documents);
     Workspace {
         files,

@@ -82,13 +82,31 @@ pub fn nearness(a: &Place, b: &Place) -> Option<(Near, std::cmp::Reverse<usize>)
 const KUSTOMIZATION_FILES: &[&str] = &["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 fn split(name: &str) -> (Vec<String>, String) {
-    let mut parts: Vec<String> = name
-        .split(['/', '\\'])
-        .filter(|p| !p.is_empty() && *p != ".")
-        .map(str::to_string)
-        .collect();
+    let mut parts: Vec<String> = split_components(name);
     let base = parts.pop().unwrap_or_default();
     (parts, base)
+}
+
+/// The components of a path as [`split`] reads them (empty and `.` components dropped).
+fn split_components(path: &str) -> Vec<String> {
+    path.split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != ".")
+        .map(str::to_string)
+        .collect()
+}
+
+/// A file's directory (a path whose components are [`split`]'s) and base name, borrowed from
+/// the name when its last component is a plain name, as it is for every file.
+fn split_dir(name: &str) -> (std::borrow::Cow<'_, str>, std::borrow::Cow<'_, str>) {
+    let (dir, base) = match name.rfind(['/', '\\']) {
+        Some(at) => (&name[..at], &name[at + 1..]),
+        None => ("", name),
+    };
+    if !base.is_empty() && base != "." {
+        return (dir.into(), base.into());
+    }
+    let (parts, base) = split(name);
+    (parts.join("/").into(), base.into())
 }
 
 /// Joins a relative reference to a directory, resolving `..`.
@@ -106,11 +124,14 @@ fn join(dir: &[String], rel: &str) -> Vec<String> {
     out
 }
 
+/// A file's directory (its components, shared by the files of the directory) and tree.
+type FilePlace = (std::sync::Arc<[String]>, Option<usize>);
+
 /// The places of every file of a run, with its kustomization trees and charts.
 #[derive(Clone, Debug, Default)]
 pub struct Places {
-    /// File → (directory, tree).
-    files: BTreeMap<FileId, (std::sync::Arc<[String]>, Option<usize>)>,
+    /// File → (directory, tree), indexed by file id (ids are dense from 0).
+    files: Vec<Option<FilePlace>>,
     /// Files a kustomization lists as patches.
     patches: std::collections::BTreeSet<FileId>,
 }
@@ -122,22 +143,46 @@ impl Places {
         names: impl IntoIterator<Item = (FileId, &'n str)>,
     ) -> Places {
         use rayon::prelude::*;
+        use std::borrow::Cow;
+        use std::sync::Arc;
         let names: Vec<(FileId, &str)> = names.into_iter().collect();
-        let files: Vec<(FileId, Vec<String>, String)> = names
-            .par_iter()
-            .map(|(id, name)| {
-                let (dir, base) = split(name);
-                (*id, dir, base)
+        // Each file's directory as written (its name up to the last separator) and its base
+        // name. A directory is split into components, and its chart and tree found, once for
+        // all its files: splitting every file's name (and copying its components twice more)
+        // was a seventh of a corpus run's graph, most of it on one thread.
+        let named: Vec<(Cow<'_, str>, Cow<'_, str>)> =
+            names.par_iter().map(|(_, name)| split_dir(name)).collect();
+        let mut dir_index: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::new();
+        let mut dir_names: Vec<&str> = Vec::new();
+        let file_dirs: Vec<usize> = named
+            .iter()
+            .map(|(dir, _)| {
+                *dir_index.entry(dir.as_ref()).or_insert_with(|| {
+                    dir_names.push(dir.as_ref());
+                    dir_names.len() - 1
+                })
             })
             .collect();
+        drop(dir_index);
+        // Directories spelled two ways (`./a`, `a`) have the same components and share them.
+        let components: Vec<Vec<String>> =
+            dir_names.par_iter().map(|d| split_components(d)).collect();
+        let mut shared: BTreeMap<&[String], Arc<[String]>> = BTreeMap::new();
+        let dirs: Vec<Arc<[String]>> = components
+            .iter()
+            .map(|c| Arc::clone(shared.entry(c).or_insert_with(|| Arc::from(c.as_slice()))))
+            .collect();
+        drop(shared);
         // Kustomization directories, and the directories each one references.
         let mut kdirs: BTreeMap<Vec<String>, usize> = BTreeMap::new();
         let mut kfiles: BTreeMap<FileId, Vec<String>> = BTreeMap::new();
-        for (id, dir, base) in &files {
-            if KUSTOMIZATION_FILES.contains(&base.as_str()) {
+        for ((id, _), ((_, base), d)) in names.iter().zip(named.iter().zip(&file_dirs)) {
+            if KUSTOMIZATION_FILES.contains(&base.as_ref()) {
+                let dir = components[*d].clone();
                 let n = kdirs.len();
                 kdirs.entry(dir.clone()).or_insert(n);
-                kfiles.insert(*id, dir.clone());
+                kfiles.insert(*id, dir);
             }
         }
         let mut parent: Vec<usize> = (0..kdirs.len()).collect();
@@ -185,47 +230,48 @@ impl Places {
             .map(|(d, i)| (d.clone(), root(&mut parent, *i)))
             .collect();
         // Charts: the outermost directory holding a Chart.yaml (subcharts belong to it).
-        let chart_dirs: Vec<Vec<String>> = files
+        let chart_dirs: Vec<&Vec<String>> = named
             .iter()
-            .filter(|(_, _, base)| base == "Chart.yaml")
-            .map(|(_, dir, _)| dir.clone())
+            .zip(&file_dirs)
+            .filter(|((_, base), _)| base == "Chart.yaml")
+            .map(|(_, d)| &components[*d])
             .collect();
         let chart_base = kdirs.len();
-        // Each file's place, in parallel (every file against every chart directory).
-        // (file, directory, tree, whether a kustomization lists it as a patch)
-        type Placed = (FileId, Vec<String>, Option<usize>, bool);
-        let placed: Vec<Placed> = files
-            .into_par_iter()
-            .map(|(id, dir, base)| {
+        // Each directory's tree, in parallel (every directory against every chart directory).
+        let trees: Vec<Option<usize>> = components
+            .par_iter()
+            .map(|dir| {
                 let chart = chart_dirs
                     .iter()
                     .enumerate()
                     .filter(|(_, c)| dir.starts_with(c))
                     .min_by_key(|(_, c)| c.len())
                     .map(|(i, _)| chart_base + i);
-                let tree = chart.or_else(|| {
+                chart.or_else(|| {
                     (0..=dir.len())
                         .rev()
                         .find_map(|n| tree_of_kdir.get(&dir[..n]).copied())
-                });
-                let mut path = dir.clone();
-                path.push(base);
-                let patch = patch_paths.contains(&path);
-                (id, dir, tree, patch)
+                })
             })
             .collect();
         let mut out = Places::default();
-        // The files of one directory share its components (one allocation a directory, not
-        // one per component of every file: 20,000 files in 20 directories were 120,000).
-        let mut dirs: BTreeMap<Vec<String>, std::sync::Arc<[String]>> = BTreeMap::new();
-        for (id, dir, tree, patch) in placed {
-            let dir = std::sync::Arc::clone(
-                dirs.entry(dir)
-                    .or_insert_with_key(|d| std::sync::Arc::from(d.as_slice())),
-            );
-            out.files.insert(id, (dir, tree));
-            if patch {
-                out.patches.insert(id);
+        let len = names
+            .iter()
+            .map(|(id, _)| id.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
+        out.files = vec![None; len];
+        for ((id, _), ((_, base), d)) in names.iter().zip(named.iter().zip(&file_dirs)) {
+            if let Some(slot) = out.files.get_mut(id.0 as usize) {
+                *slot = Some((Arc::clone(&dirs[*d]), trees[*d]));
+            }
+            // Whether a kustomization lists the file as a patch (its path built only then).
+            if !patch_paths.is_empty() {
+                let mut path = components[*d].clone();
+                path.push(base.to_string());
+                if patch_paths.contains(&path) {
+                    out.patches.insert(*id);
+                }
             }
         }
         out
@@ -233,7 +279,7 @@ impl Places {
 
     /// The place of an object in this file.
     pub fn place(&self, file: FileId) -> Place {
-        match self.files.get(&file) {
+        match self.files.get(file.0 as usize).and_then(Option::as_ref) {
             Some((dir, tree)) => Place {
                 file: Some(file),
                 dir: dir.clone(),
@@ -266,6 +312,29 @@ mod tests {
         (Places::build(&docs, names), ids)
     }
 
+    /// A directory split once for its files gives the components of splitting each name.
+    #[test]
+    fn directories_split_as_names_do() {
+        for name in [
+            "a.yaml",
+            "./a.yaml",
+            "apps/web/a.yaml",
+            "./apps//web/./a.yaml",
+            "apps\\web\\a.yaml",
+            "/abs/dir/a.yaml",
+            "apps/web/.",
+            "apps/web/",
+            "",
+        ] {
+            let (dir, base) = split_dir(name);
+            assert_eq!(
+                (split_components(&dir), base.into_owned()),
+                split(name),
+                "{name:?}"
+            );
+        }
+    }
+
     #[test]
     fn files_of_one_directory_share_its_components() {
         let (places, ids) = places(&[
@@ -278,6 +347,13 @@ mod tests {
         assert!(std::sync::Arc::ptr_eq(&a, &b));
         assert_eq!(&c[..], ["apps", "api"]);
         assert!(!std::sync::Arc::ptr_eq(&a, &c));
+        // One directory spelled two ways is one directory.
+        let (spelled, ids) = super::tests::places(&[
+            ("./apps/web/a.yaml", "kind: A\n"),
+            ("apps/web/b.yaml", "kind: B\n"),
+        ]);
+        let [a, b] = [ids[0], ids[1]].map(|id| spelled.place(id).dir);
+        assert!(std::sync::Arc::ptr_eq(&a, &b));
     }
 
     #[test]
