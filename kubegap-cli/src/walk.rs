@@ -424,8 +424,9 @@ const READ_AHEAD_BELOW: u64 = 1 << 20;
 /// The bytes the walks may read before the memory budget has admitted them: the budget's room
 /// when they start, so that what is read ahead never exceeds what the budget could admit.
 /// Reading during the walk keeps both threads busy where the walk alone waits on directories:
-/// the files were a seventh of a corpus run, read after the walk (on two threads, 20
-/// alternating runs of the whole corpus: 0.215 → 0.208 s; docs/PERFORMANCE.md).
+/// the files were a seventh of a corpus run, read after the walk. The gain is small (on two
+/// threads, whole corpus: 0.215 → 0.208 s in one series of 20 alternating runs, within the
+/// noise in another; docs/PERFORMANCE.md "The sixth round").
 struct Ahead(AtomicU64);
 
 impl Ahead {

@@ -2,6 +2,8 @@
 //! echoed, no lost files, no panics. Each test is the proof of one guarantee of the threat
 //! model; most reproduce a case of issue #16.
 
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -297,11 +299,9 @@ fn the_budget_stops_a_walk_at_the_same_file() {
         );
         assert_says(&out, 2, "above --max-memory");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let linted: std::collections::BTreeSet<String> = json(&out)["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|f| f["file"].as_str().map(str::to_string))
+        let linted: std::collections::BTreeSet<String> = support::findings(&json(&out))
+            .into_iter()
+            .map(|(_, file, _)| file)
             .collect();
         let expected: std::collections::BTreeSet<String> = names[..9].iter().cloned().collect();
         assert_eq!(linted, expected, "threads {threads}");
@@ -325,22 +325,11 @@ fn a_decoding_error_after_a_dropped_duplicate_names_its_file() {
         args.extend(["--format", "json"]);
         let out = run(&dir, &args, None);
         let v = json(&out);
-        let found: Vec<(String, i64)> = v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| {
-                (
-                    format!(
-                        "{} {}",
-                        f["rule"].as_str().unwrap(),
-                        f["file"].as_str().unwrap()
-                    ),
-                    f["line"].as_i64().unwrap(),
-                )
-            })
-            .collect();
-        assert_eq!(found, [("parse-error b.yaml".to_string(), 1)], "{args:?}");
+        assert_eq!(
+            support::findings(&v),
+            [("parse-error".to_string(), "b.yaml".to_string(), 1)],
+            "{args:?}"
+        );
         assert_eq!(v["summary"]["files"], 2, "{args:?}");
     }
 }
