@@ -7,7 +7,10 @@ declare_rule! {
     ///
     /// ## What it does
     /// Resolves each HPA's `scaleTargetRef` to a workload in the input and flags that
-    /// workload's `spec.replicas`.
+    /// workload's `spec.replicas`. Only an HPA written close to the workload (the same file,
+    /// directory, kustomization tree or chart, or a directory beside it) is evidence: in a
+    /// monorepo, an HPA of another project that names a Deployment of the same name says
+    /// nothing about this one.
     ///
     /// ## Why is this bad?
     /// Every `kubectl apply` or `helm upgrade` resets the replica count to the written value,
@@ -75,6 +78,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some(replicas) = workload.replicas else {
             continue;
         };
+        if !cx
+            .k8s
+            .nearness(hpa.obj, workload.obj)
+            .is_some_and(|(near, _)| near.is_close())
+        {
+            continue;
+        }
         let value = cx.node(replicas).as_str().unwrap_or_default();
         let scaler = cx.describe(hpa.obj);
         let f = sink.report(
@@ -92,5 +102,63 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             f.label(name, format!("scaled by {scaler}"));
         }
         f.help("remove `spec.replicas` from the workload and let the HPA's `minReplicas` set the floor");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{lint, FileKind, Input, Settings};
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx:1.25}]}
+";
+    const HPA: &str = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+";
+
+    fn hits(deployment: &str, hpa: &str) -> usize {
+        let settings = Settings {
+            select: Some(vec!["k8s-hpa-with-static-replicas".to_string()]),
+            ..Settings::default()
+        };
+        let input = |name: &str, text: &str| Input {
+            name: name.to_string(),
+            path: None,
+            bytes: text.as_bytes().to_vec(),
+            kind: FileKind::Yaml,
+        };
+        lint(
+            vec![input(deployment, DEPLOYMENT), input(hpa, HPA)],
+            &settings,
+        )
+        .findings
+        .len()
+    }
+
+    /// An HPA beside the workload is evidence; one in another project of a monorepo that names
+    /// a Deployment of the same name is not (the corpus has one: a `kubectl get -o yaml` of
+    /// HPAs under another sample's `testdata/`).
+    #[test]
+    fn only_an_hpa_close_to_the_workload_counts() {
+        assert_eq!(hits("app/web/deployment.yaml", "app/web/hpa.yaml"), 1);
+        assert_eq!(hits("app/web/deployment.yaml", "app/web/hpa/hpa.yaml"), 1);
+        assert_eq!(
+            hits(
+                "samples/shop/k8s/app.yaml",
+                "tools/cost/api/testdata/hpa/hpa.yaml"
+            ),
+            0
+        );
     }
 }
