@@ -524,30 +524,43 @@ fn sort_findings(files: &SourceMap, findings: &mut [Finding]) {
 const WORKLOAD_BLOCK: usize = 256;
 
 /// Every enabled rule's findings, one vector a rule in [`RULES`] order: its workload check's,
-/// block after block (`block` workloads each), then its check's.
+/// block after block (`block` workloads each), then its object check's, block after block,
+/// then its check's.
 fn run_rules(cx: &Context<'_>, settings: &Settings, block: usize) -> Vec<Vec<Finding>> {
     let enabled: Vec<&'static Rule> = RULES
         .iter()
         .copied()
         .filter(|rule| settings.rule_enabled(rule.id))
         .collect();
-    let with_workloads: Vec<(&'static Rule, crate::rule::WorkloadsFn)> = enabled
+    // The checks run block by block: every rule's workload check, then every object check.
+    let by_block: Vec<(&'static Rule, Blocked)> = enabled
         .iter()
-        .filter_map(|rule| rule.workloads.map(|check| (*rule, check)))
+        .filter_map(|rule| {
+            rule.workloads
+                .map(|check| (*rule, Blocked::Workloads(check)))
+        })
+        .chain(
+            enabled
+                .iter()
+                .filter_map(|rule| rule.objects.map(|check| (*rule, Blocked::Objects(check)))),
+        )
         .collect();
-    let workloads = &cx.k8s.workloads;
+    let blocks = blocks(cx.k8s, block);
     // The checks of everything else run beside the blocks: one rule a task (rayon runs a leaf
     // of several items on one thread).
-    let (mut by_block, rest) = rayon::join(
+    let (found_by_block, rest) = rayon::join(
         || {
-            let mut found: Vec<Vec<Finding>> = vec![Vec::new(); with_workloads.len()];
-            for block in workloads.chunks(block.max(1)) {
-                let block_found: Vec<Vec<Finding>> = with_workloads
+            let mut found: Vec<Vec<Finding>> = vec![Vec::new(); by_block.len()];
+            for (workloads, objects) in &blocks {
+                let block_found: Vec<Vec<Finding>> = by_block
                     .par_iter()
                     .with_max_len(1)
                     .map(|(rule, check)| {
                         let mut sink = Sink::new(rule);
-                        check(cx, block, &mut sink);
+                        match check {
+                            Blocked::Workloads(check) => check(cx, workloads, &mut sink),
+                            Blocked::Objects(check) => check(cx, objects.clone(), &mut sink),
+                        }
                         sink.into_findings()
                     })
                     .collect();
@@ -559,7 +572,7 @@ fn run_rules(cx: &Context<'_>, settings: &Settings, block: usize) -> Vec<Vec<Fin
                     }
                 }
             }
-            found.into_iter()
+            found
         },
         || {
             enabled
@@ -573,20 +586,72 @@ fn run_rules(cx: &Context<'_>, settings: &Settings, block: usize) -> Vec<Vec<Fin
                 .collect::<Vec<Vec<Finding>>>()
         },
     );
+    // `by_block` lists the workload checks, then the object checks, each in rule order.
+    let mut found_by_block = by_block
+        .iter()
+        .map(|(rule, _)| rule.id)
+        .zip(found_by_block)
+        .collect::<Vec<_>>()
+        .into_iter();
+    let workloads = enabled.iter().filter(|r| r.workloads.is_some()).count();
+    let mut workloads_found = found_by_block
+        .by_ref()
+        .take(workloads)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .peekable();
+    let mut objects_found = found_by_block.peekable();
     enabled
         .iter()
         .zip(rest)
-        .map(|(rule, mut rest)| {
-            if rule.workloads.is_none() {
-                return rest;
+        .map(|(rule, rest)| {
+            let mut all: Vec<Finding> = Vec::new();
+            for found in [
+                workloads_found
+                    .next_if(|(id, _)| *id == rule.id)
+                    .map(|(_, f)| f),
+                objects_found
+                    .next_if(|(id, _)| *id == rule.id)
+                    .map(|(_, f)| f),
+                Some(rest),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                if all.is_empty() {
+                    all = found;
+                } else {
+                    all.extend(found);
+                }
             }
-            let mut found = by_block.next().unwrap_or_default();
-            if found.is_empty() {
-                return rest;
-            }
-            found.append(&mut rest);
-            found
+            all
         })
+        .collect()
+}
+
+/// A rule's check that runs block by block.
+enum Blocked {
+    Workloads(crate::rule::WorkloadsFn),
+    Objects(crate::rule::ObjectsFn),
+}
+
+/// The blocks of `block` workloads each, with the objects of each: from the block's first
+/// workload up to the next block's (the first block from the first object, the last to the
+/// last). Without workloads, one block of every object.
+fn blocks(
+    graph: &crate::k8s::Graph,
+    block: usize,
+) -> Vec<(&[crate::k8s::Workload], std::ops::Range<crate::k8s::ObjId>)> {
+    let chunks: Vec<&[crate::k8s::Workload]> = graph.workloads.chunks(block.max(1)).collect();
+    let starts = |i: usize| match i {
+        0 => 0,
+        i => chunks.get(i).map_or(graph.objects.len(), |c| c[0].obj),
+    };
+    if chunks.is_empty() {
+        return vec![(&[], 0..graph.objects.len())];
+    }
+    (0..chunks.len())
+        .map(|i| (chunks[i], starts(i)..starts(i + 1)))
         .collect()
 }
 
@@ -676,6 +741,115 @@ pub fn lint_keeping(inputs: Vec<Input>, settings: &Settings) -> (Report, Spent) 
 mod block_tests {
     use super::*;
 
+    /// An Ingress naming a missing Service before the first workload, an HPA after the last
+    /// (both with a finding of an object check), and workloads between.
+    const EDGES: &str = "apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: first}
+spec:
+  rules:
+    - http:
+        paths:
+          - {path: /, pathType: Prefix, backend: {service: {name: missing, port: {number: 80}}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: a}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: a}}
+    spec: {containers: [{name: a, image: nginx:1.25}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: between}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: b}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: b}}
+    spec: {containers: [{name: b, image: nginx:1.25}]}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: b}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: b}
+  minReplicas: 2
+  maxReplicas: 10
+";
+
+    fn edges() -> Workspace {
+        let input = Input {
+            name: "edges.yaml".to_string(),
+            path: None,
+            bytes: EDGES.as_bytes().to_vec(),
+            kind: FileKind::Yaml,
+        };
+        load(vec![input], &Settings::default())
+    }
+
+    /// The blocks' object ranges follow one another from the first object to the last, and
+    /// each holds its own workloads.
+    #[test]
+    fn the_blocks_cover_every_object_once() {
+        let workspace = edges();
+        let graph = &workspace.graph;
+        assert_eq!(graph.workloads.len(), 2);
+        for block in [1, 2, 7] {
+            let blocks = blocks(graph, block);
+            assert_eq!(
+                blocks.first().map(|b| b.1.start),
+                Some(0),
+                "blocks of {block}"
+            );
+            assert_eq!(
+                blocks.last().map(|b| b.1.end),
+                Some(graph.objects.len()),
+                "blocks of {block}"
+            );
+            for pair in blocks.windows(2) {
+                assert_eq!(pair[0].1.end, pair[1].1.start, "blocks of {block}");
+            }
+            for (workloads, objects) in &blocks {
+                assert!(workloads.iter().all(|w| objects.contains(&w.obj)));
+            }
+        }
+        let empty = Graph::default();
+        let none = blocks(&empty, 4);
+        assert_eq!(none.len(), 1);
+        assert!(none[0].0.is_empty() && none[0].1 == (0..0));
+    }
+
+    /// The object checks find the objects before the first workload and after the last, one
+    /// workload a block as in one block.
+    #[test]
+    fn object_checks_see_the_objects_around_the_workloads() {
+        let rules = |block: usize| -> Vec<(&str, u32)> {
+            let report = check_in_blocks(edges(), &Settings::default(), block).0;
+            report
+                .findings
+                .iter()
+                .filter(|f| RULES.iter().any(|r| r.id == f.rule && r.objects.is_some()))
+                .map(|f| (f.rule, f.span.start))
+                .collect()
+        };
+        let whole = rules(usize::MAX);
+        let ids: Vec<&str> = whole.iter().map(|(rule, _)| *rule).collect();
+        assert_eq!(
+            ids,
+            [
+                "k8s-ingress-backend-missing",
+                "k8s-hpa-with-static-replicas"
+            ]
+        );
+        assert_eq!(rules(1), whole);
+    }
+
     /// Every rule's `invalid.yaml` fixture in one run (each with findings, most with
     /// workloads), checked with the workload checks run one workload a block, a few a block
     /// and all in one: the same report. A workload check that looked at another workload of
@@ -727,6 +901,14 @@ mod block_tests {
             .map(|f| f.rule)
             .collect();
         assert!(with_workloads.len() >= 10, "{with_workloads:?}");
+        // Every rule with an object check reports something here.
+        for rule in RULES.iter().filter(|r| r.objects.is_some()) {
+            assert!(
+                whole.findings.iter().any(|f| f.rule == rule.id),
+                "{} reports nothing",
+                rule.id
+            );
+        }
     }
 
     /// The findings come out in the order of a stable `sort_by`, whatever their order in

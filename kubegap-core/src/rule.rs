@@ -57,6 +57,16 @@ pub type CheckFn = fn(&Context<'_>, &mut Sink);
 /// every workload in turn; docs/PERFORMANCE.md).
 pub type WorkloadsFn = for<'a> fn(&Context<'a>, &'a [crate::k8s::Workload], &mut Sink);
 
+/// A rule's check of objects, one block of them at a time: reads the context and the objects
+/// whose ids are in the range (of any kind: an HPA, an Ingress, a Service), reports into the
+/// sink. The engine runs it with [`WorkloadsFn`]s, over the objects from a block's first
+/// workload up to the next block's, so that the documents a workload check has just read are
+/// still in the cache (a `helm template` release's HPA, Ingress and Service sit beside its
+/// Deployment). Like a workload check, what it finds about one object never depends on which
+/// other objects share its block. [`crate::k8s::in_block`] cuts a list in object order to the
+/// range.
+pub type ObjectsFn = fn(&Context<'_>, std::ops::Range<crate::k8s::ObjId>, &mut Sink);
+
 /// A check with nothing to do outside its workload check.
 pub fn nothing(_: &Context<'_>, _: &mut Sink) {}
 
@@ -80,6 +90,9 @@ pub struct Rule {
     /// The check of workloads, run one block at a time ([`WorkloadsFn`]). A rule's findings
     /// are those of its workload check, block after block, then those of [`Rule::check`].
     pub workloads: Option<WorkloadsFn>,
+    /// The check of objects, run one block of them at a time with the workload checks
+    /// ([`ObjectsFn`]). Its findings come after the workload check's, before [`Rule::check`]'s.
+    pub objects: Option<ObjectsFn>,
     /// Severities the rule's findings may carry besides the default (a finding that lowers or
     /// raises itself with `Finding::severity`), before configuration overrides. Declared with
     /// the optional `also_reports: [Warning, Info]` of [`declare_rule!`]; a test checks that
@@ -190,6 +203,8 @@ pub fn finding(rule: &'static Rule, span: Span, message: impl Into<String>) -> F
 ///         summary: "…", evidence: &["https://…"], check: check,
 ///         // Optional: a check of workloads, run a block of them at a time (`WorkloadsFn`).
 ///         workloads: check_workloads,
+///         // Optional: a check of objects, run with each block of workloads (`ObjectsFn`).
+///         objects: check_objects,
 ///     }
 /// }
 /// ```
@@ -205,6 +220,7 @@ macro_rules! declare_rule {
             evidence: $evidence:expr,
             check: $check:expr
             $(, workloads: $workloads:expr)?
+            $(, objects: $objects:expr)?
             $(, also_reports: [$($also:ident),* $(,)?])? $(,)?
         }
     ) => {
@@ -217,19 +233,20 @@ macro_rules! declare_rule {
             evidence: $evidence,
             domain: $crate::rule::Domain::$domain,
             check: $check,
-            workloads: $crate::declare_rule!(@workloads $($workloads)?),
+            workloads: $crate::declare_rule!(@optional $($workloads)?),
+            objects: $crate::declare_rule!(@optional $($objects)?),
             also_reports: &[$($($crate::finding::Severity::$also),*)?],
         };
     };
-    (@workloads) => { None };
-    (@workloads $workloads:expr) => { Some($workloads) };
+    (@optional) => { None };
+    (@optional $check:expr) => { Some($check) };
 }
 
 /// What rule files import.
 pub mod prelude {
     pub use crate::declare_rule;
     pub use crate::finding::{Finding, Severity};
-    pub use crate::k8s::Workload;
+    pub use crate::k8s::{ObjId, Workload};
     pub use crate::rule::{Context, Sink};
     pub use crate::source::Span;
 }

@@ -278,10 +278,24 @@ impl Model {
                 RouteKind::Route => route_settings(&reader, &controllers, *obj),
             })
             .collect_into_vec(&mut routes);
+        // Ingresses first, in object order ([`Model::ingress_routes`]).
+        debug_assert!(routes.windows(2).all(|w| match (&w[0].kind, &w[1].kind) {
+            (RouteKind::Ingress, RouteKind::Ingress) => w[0].obj < w[1].obj,
+            (RouteKind::Route, RouteKind::Ingress) => false,
+            _ => true,
+        }));
         Model {
             controllers,
             routes,
         }
+    }
+
+    /// The settings of the Ingresses that are routes, in object order (they come first).
+    pub fn ingress_routes(&self) -> &[RouteSettings] {
+        let n = self
+            .routes
+            .partition_point(|r| r.kind == RouteKind::Ingress);
+        &self.routes[..n]
     }
 
     /// The settings of a route by object id.

@@ -153,6 +153,18 @@ pub struct Service {
     pub metrics_only: bool,
 }
 
+/// The items of `items` (a list of the graph in object order: `hpas`, `ingresses`,
+/// `services`…) whose object id `obj` returns is in `range`: two binary searches.
+pub fn in_block<'a, T>(
+    items: &'a [T],
+    range: &std::ops::Range<ObjId>,
+    obj: impl Fn(&T) -> ObjId,
+) -> &'a [T] {
+    let from = items.partition_point(|i| obj(i) < range.start);
+    let to = items.partition_point(|i| obj(i) < range.end);
+    &items[from..to.max(from)]
+}
+
 /// Whether a port name says it serves metrics: `metrics`, `http-metrics`, `metrics-https`,
 /// `prometheus`, `prom`, `monitoring`, `telemetry`, `exporter`.
 pub fn is_metrics_port_name(name: &str) -> bool {
@@ -546,9 +558,12 @@ impl Graph {
         }
         // Moved in, not copied: a clone of every file's place was a millisecond of the corpus.
         graph.places = places;
-        // Lookups by object id binary-search these (objects are added in id order).
+        // Lookups by object id binary-search these, and rules cut them to a block of objects
+        // ([`in_block`]): objects are added in id order.
         debug_assert!(graph.ingresses.windows(2).all(|w| w[0].obj < w[1].obj));
         debug_assert!(graph.routes.windows(2).all(|w| w[0].obj < w[1].obj));
+        debug_assert!(graph.services.windows(2).all(|w| w[0].obj < w[1].obj));
+        debug_assert!(graph.hpas.windows(2).all(|w| w[0].obj < w[1].obj));
         graph.objects.shrink_to_fit();
         graph.workloads.shrink_to_fit();
         graph.services.shrink_to_fit();

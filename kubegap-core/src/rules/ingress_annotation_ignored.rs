@@ -1,6 +1,6 @@
 //! `ingress-annotation-ignored`: another controller's annotations on an Ingress.
 
-use crate::controllers::{Product, RouteKind, Via};
+use crate::controllers::{Product, Via};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -68,20 +68,18 @@ declare_rule! {
             "https://github.com/kubernetes/ingress-nginx/issues/5539",
             "https://docs.nginx.com/nginx-ingress-controller/configuration/ingress-resources/advanced-configuration-with-annotations/",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        objects: check,
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
+fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
     let model = cx.controllers;
     let reader = crate::controllers::Reader {
         graph: cx.k8s,
         documents: cx.documents,
     };
-    for route in &model.routes {
-        if route.kind != RouteKind::Ingress {
-            continue;
-        }
+    for route in crate::k8s::in_block(model.ingress_routes(), &objects, |r| r.obj) {
         let Some(binding) = route.binding.as_ref().filter(|b| b.confident()) else {
             continue;
         };

@@ -1,6 +1,6 @@
 //! `k8s-alb-ip-target-without-readiness-gate`: ALB IP targets without the pod readiness gate.
 
-use crate::controllers::{Product, Reader, RouteKind};
+use crate::controllers::{Product, Reader};
 use crate::rule::prelude::*;
 
 const GATE_LABEL: &str = "elbv2.k8s.aws/pod-readiness-gate-inject";
@@ -69,7 +69,8 @@ declare_rule! {
             "https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/deploy/pod_readiness_gate/",
             "https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/3270",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        objects: check,
     }
 }
 
@@ -87,7 +88,7 @@ fn gated(cx: &Context<'_>, reader: &Reader<'_>, namespace: &str) -> bool {
         })
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
+fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
     let model = cx.controllers;
     let reader = Reader {
         graph: cx.k8s,
@@ -109,10 +110,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             "label the namespace `{GATE_LABEL}=enabled` (then restart its pods), or ignore this finding if the namespace is labelled outside this input"
         ));
     };
-    for route in &model.routes {
-        if route.kind != RouteKind::Ingress
-            || route.binding.as_ref().map(|b| b.product) != Some(Product::AwsAlb)
-        {
+    for route in crate::k8s::in_block(model.ingress_routes(), &objects, |r| r.obj) {
+        if route.binding.as_ref().map(|b| b.product) != Some(Product::AwsAlb) {
             continue;
         }
         let Some(target) = route.lb.as_ref().and_then(|lb| lb.target_type.as_ref()) else {
@@ -125,7 +124,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             report(span, route.obj, "ALB");
         }
     }
-    for service in &cx.k8s.services {
+    for service in crate::k8s::in_block(&cx.k8s.services, &objects, |s| s.obj) {
         let Some((_, v)) = reader.annotation(
             service.obj,
             "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type",

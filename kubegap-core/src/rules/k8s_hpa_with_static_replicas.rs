@@ -66,12 +66,13 @@ declare_rule! {
         evidence: &[
             "https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#migrating-deployments-and-statefulsets-to-horizontal-autoscaling",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        objects: check,
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for hpa in &cx.k8s.hpas {
+fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
+    for hpa in crate::k8s::in_block(&cx.k8s.hpas, &objects, |h| h.obj) {
         let Some(workload) = cx.k8s.hpa_target(hpa) else {
             continue;
         };

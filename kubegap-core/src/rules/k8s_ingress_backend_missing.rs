@@ -76,18 +76,19 @@ declare_rule! {
             "https://about.gitlab.com/blog/2022/04/15/gitlab-dot-com-incident-2022-03-31/",
             "https://kubernetes.io/docs/concepts/services-networking/ingress/#the-ingress-resource",
         ],
-        check: check,
+        check: crate::rule::nothing,
+        objects: check,
         also_reports: [Info],
     }
 }
 
-fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for ingress in &cx.k8s.ingresses {
+fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
+    for ingress in crate::k8s::in_block(&cx.k8s.ingresses, &objects, |i| i.obj) {
         for backend in &ingress.backends {
             check_backend(cx, sink, ingress.obj, backend.service_name, backend.port);
         }
     }
-    for route in &cx.k8s.routes {
+    for route in crate::k8s::in_block(&cx.k8s.routes, &objects, |r| r.obj) {
         if let Some(to) = route.to {
             check_backend(cx, sink, route.obj, to, route.target_port);
         }
