@@ -587,20 +587,15 @@ fn run_rules(cx: &Context<'_>, settings: &Settings, block: usize) -> Vec<Vec<Fin
         },
     );
     // `by_block` lists the workload checks, then the object checks, each in rule order.
-    let mut found_by_block = by_block
+    let workloads = by_block
         .iter()
-        .map(|(rule, _)| rule.id)
-        .zip(found_by_block)
-        .collect::<Vec<_>>()
-        .into_iter();
-    let workloads = enabled.iter().filter(|r| r.workloads.is_some()).count();
-    let mut workloads_found = found_by_block
-        .by_ref()
-        .take(workloads)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .peekable();
-    let mut objects_found = found_by_block.peekable();
+        .filter(|(_, check)| matches!(check, Blocked::Workloads(_)))
+        .count();
+    let mut workloads_found = found_by_block;
+    let objects_found = workloads_found.split_off(workloads);
+    let ids = |from: usize| by_block[from..].iter().map(|(rule, _)| rule.id);
+    let mut workloads_found = ids(0).zip(workloads_found).peekable();
+    let mut objects_found = ids(workloads).zip(objects_found).peekable();
     enabled
         .iter()
         .zip(rest)
