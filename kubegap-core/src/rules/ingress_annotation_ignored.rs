@@ -69,11 +69,11 @@ declare_rule! {
             "https://docs.nginx.com/nginx-ingress-controller/configuration/ingress-resources/advanced-configuration-with-annotations/",
         ],
         check: crate::rule::nothing,
-        objects: check,
+        objects: check_objects,
     }
 }
 
-fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
+fn check_objects(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
     let model = cx.controllers;
     let reader = crate::controllers::Reader {
         graph: cx.k8s,

@@ -70,7 +70,7 @@ declare_rule! {
             "https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/3270",
         ],
         check: crate::rule::nothing,
-        objects: check,
+        objects: check_objects,
     }
 }
 
@@ -88,7 +88,7 @@ fn gated(cx: &Context<'_>, reader: &Reader<'_>, namespace: &str) -> bool {
         })
 }
 
-fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
+fn check_objects(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
     let model = cx.controllers;
     let reader = Reader {
         graph: cx.k8s,

@@ -67,11 +67,11 @@ declare_rule! {
             "https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#migrating-deployments-and-statefulsets-to-horizontal-autoscaling",
         ],
         check: crate::rule::nothing,
-        objects: check,
+        objects: check_objects,
     }
 }
 
-fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
+fn check_objects(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
     for hpa in crate::k8s::in_block(&cx.k8s.hpas, &objects, |h| h.obj) {
         let Some(workload) = cx.k8s.hpa_target(hpa) else {
             continue;

@@ -77,12 +77,12 @@ declare_rule! {
             "https://kubernetes.io/docs/concepts/services-networking/ingress/#the-ingress-resource",
         ],
         check: crate::rule::nothing,
-        objects: check,
+        objects: check_objects,
         also_reports: [Info],
     }
 }
 
-fn check(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
+fn check_objects(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut Sink) {
     for ingress in crate::k8s::in_block(&cx.k8s.ingresses, &objects, |i| i.obj) {
         for backend in &ingress.backends {
             check_backend(cx, sink, ingress.obj, backend.service_name, backend.port);
