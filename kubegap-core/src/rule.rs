@@ -67,7 +67,7 @@ pub type WorkloadsFn = for<'a> fn(&Context<'a>, &'a [crate::k8s::Workload], &mut
 /// range.
 pub type ObjectsFn = fn(&Context<'_>, std::ops::Range<crate::k8s::ObjId>, &mut Sink);
 
-/// A check with nothing to do outside its workload check.
+/// A check with nothing to do outside its workload or object check.
 pub fn nothing(_: &Context<'_>, _: &mut Sink) {}
 
 /// A rule: public id, default severity, documentation and check.
@@ -88,7 +88,8 @@ pub struct Rule {
     /// [`Rule::workloads`]).
     pub check: CheckFn,
     /// The check of workloads, run one block at a time ([`WorkloadsFn`]). A rule's findings
-    /// are those of its workload check, block after block, then those of [`Rule::check`].
+    /// are those of its workload check, block after block, then those of its object check
+    /// ([`Rule::objects`]), then those of [`Rule::check`].
     pub workloads: Option<WorkloadsFn>,
     /// The check of objects, run one block of them at a time with the workload checks
     /// ([`ObjectsFn`]). Its findings come after the workload check's, before [`Rule::check`]'s.

@@ -278,11 +278,12 @@ impl Model {
                 RouteKind::Route => route_settings(&reader, &controllers, *obj),
             })
             .collect_into_vec(&mut routes);
-        // Ingresses first, in object order ([`Model::ingress_routes`]).
+        // Ingresses first, then Routes, each in object order ([`Model::ingress_routes`],
+        // [`Model::route`]).
         debug_assert!(routes.windows(2).all(|w| match (&w[0].kind, &w[1].kind) {
-            (RouteKind::Ingress, RouteKind::Ingress) => w[0].obj < w[1].obj,
             (RouteKind::Route, RouteKind::Ingress) => false,
-            _ => true,
+            (RouteKind::Ingress, RouteKind::Route) => true,
+            _ => w[0].obj < w[1].obj,
         }));
         Model {
             controllers,
@@ -298,9 +299,15 @@ impl Model {
         &self.routes[..n]
     }
 
-    /// The settings of a route by object id.
+    /// The settings of a route by object id (a binary search among the Ingresses, then among
+    /// the Routes).
     pub fn route(&self, obj: ObjId) -> Option<&RouteSettings> {
-        self.routes.iter().find(|r| r.obj == obj)
+        let ingresses = self.ingress_routes();
+        let routes = &self.routes[ingresses.len()..];
+        [ingresses, routes].into_iter().find_map(|part| {
+            let i = part.binary_search_by_key(&obj, |r| r.obj).ok()?;
+            part.get(i)
+        })
     }
 
     /// Routes served by a controller (by index).

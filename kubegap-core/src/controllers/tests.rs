@@ -708,3 +708,50 @@ fn unversioned_defaults_are_one_allocation_per_product() {
     assert!(matches!(&*at, Source::Default(d) if d.version == v));
     assert_ne!(at, nginx);
 }
+
+/// `Model::route` finds an Ingress and an OpenShift Route by object id (Ingresses come first in
+/// `routes`, each part in object order), and nothing for an object that is neither.
+#[test]
+fn routes_are_found_by_object_id() {
+    let (_, _, g, m) = model(
+        r#"
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: first}
+spec: {to: {kind: Service, name: a}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: second}
+spec: {ingressClassName: nginx, defaultBackend: {service: {name: a, port: {number: 80}}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: a}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: fourth}
+spec: {ingressClassName: nginx, defaultBackend: {service: {name: a, port: {number: 80}}}}
+"#,
+    );
+    assert_eq!(m.ingress_routes().len(), 2);
+    for (obj, kind) in [
+        (0, RouteKind::Route),
+        (1, RouteKind::Ingress),
+        (3, RouteKind::Ingress),
+    ] {
+        let route = m.route(obj).expect("a route");
+        assert_eq!((route.obj, route.kind), (obj, kind));
+        assert_eq!(
+            g.objects[obj].kind,
+            if kind == RouteKind::Route {
+                "Route"
+            } else {
+                "Ingress"
+            }
+        );
+    }
+    assert!(m.route(2).is_none());
+}
