@@ -173,27 +173,9 @@ fn image_major(image: &str, repos: &[&str]) -> Option<Option<u32>> {
 /// Detects the keep-alive of a workload's serving container (the first non-init container
 /// that declares `port` when given, else the first one).
 pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option<AppKeepAlive> {
-    let object = cx.node(cx.obj(workload.obj).at);
-    let template = cx.node(workload.template);
-    // The declared annotation always wins: workload first, then the pod template.
-    for meta in [object.get("metadata"), template.get("metadata")]
-        .into_iter()
-        .flatten()
-    {
-        if let Some(value) = meta.path(&["annotations", KEEPALIVE_ANNOTATION]) {
-            let ms = value.as_str().and_then(parse_declared)?;
-            return Some(AppKeepAlive {
-                server: Server::Declared,
-                range: Range::exact(ms),
-                source: Source::Annotation {
-                    key: KEEPALIVE_ANNOTATION.to_string(),
-                    key_span: value.span(),
-                    value_span: value.span(),
-                },
-                span: value.span(),
-                headers_timeout: declared_headers_timeout(cx, meta),
-            });
-        }
+    // The declared annotation always wins.
+    if let Some(declared) = declared(cx, workload) {
+        return declared;
     }
     let containers: Vec<&Container> = workload.containers.iter().filter(|c| !c.init).collect();
     let serving = port
@@ -207,6 +189,40 @@ pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option
         })
         .or_else(|| containers.first())?;
     detect_container(cx, cx.node(serving.at))
+}
+
+/// The keep-alive declared with `kubegap.io/keepalive-timeout` on the workload, else on its pod
+/// template, with the `kubegap.io/headers-timeout` declared beside it: `Some(None)` when the
+/// annotation is written but is not a duration (nothing is detected then), `None` when it is
+/// not written. Only a declared keep-alive has a headers timeout.
+pub fn declared(cx: &Stage<'_>, workload: &Workload) -> Option<Option<AppKeepAlive>> {
+    let object = cx.obj(workload.obj);
+    if !object.declarations {
+        return None;
+    }
+    let template = cx.node(workload.template);
+    for meta in [cx.node(object.at).get("metadata"), template.get("metadata")]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(value) = meta.path(&["annotations", KEEPALIVE_ANNOTATION]) {
+            let Some(ms) = value.as_str().and_then(parse_declared) else {
+                return Some(None);
+            };
+            return Some(Some(AppKeepAlive {
+                server: Server::Declared,
+                range: Range::exact(ms),
+                source: Source::Annotation {
+                    key: KEEPALIVE_ANNOTATION.to_string(),
+                    key_span: value.span(),
+                    value_span: value.span(),
+                },
+                span: value.span(),
+                headers_timeout: declared_headers_timeout(cx, meta),
+            }));
+        }
+    }
+    None
 }
 
 fn declared_headers_timeout(cx: &Stage<'_>, meta: NodeRef<'_>) -> Option<(Millis, Span)> {

@@ -165,6 +165,14 @@ fn others_and_unknowns() {
         (Server::Declared, Range::exact(Millis::from_secs(65)))
     );
     assert!(src.contains("app.yaml:5"), "{src}");
+    // On the pod template only, it wins too.
+    let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    metadata:\n      labels: {a: b}\n      annotations: {kubegap.io/keepalive-timeout: 90s}\n    spec: {containers: [{name: a, image: 'node:20', command: [node, s.js]}]}\n";
+    let (s, v, src) = detect_in(text).unwrap();
+    assert_eq!(
+        (s, v),
+        (Server::Declared, Range::exact(Millis::from_secs(90)))
+    );
+    assert!(src.contains("app.yaml:8"), "{src}");
 }
 
 /// A ping interval declared on both an Ingress and its Service resolves to the Ingress's value

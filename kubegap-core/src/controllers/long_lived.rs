@@ -113,8 +113,15 @@ fn declared_kind(value: &str) -> Option<Option<LongLivedKind>> {
 /// `None` when nothing says so (or a declaration opts out).
 pub fn long_lived(graph: &Graph, documents: &[Document], obj: ObjId) -> Option<LongLived> {
     let reader = Reader { graph, documents };
+    long_lived_among(&reader, obj, &reader.declaring(obj))
+}
+
+/// [`long_lived`], given the objects that may declare it ([`Reader::declaring`]), for a caller
+/// that reads other declarations on them too.
+pub fn long_lived_among(reader: &Reader<'_>, obj: ObjId, declaring: &[ObjId]) -> Option<LongLived> {
+    let graph = reader.graph;
     // 1. Declarations: the object, its backend Services, their workloads and pod templates.
-    for o in reader.related(obj) {
+    for &o in declaring {
         let mut found = reader.annotation(o, LONG_LIVED_ANNOTATION);
         if found.is_none() {
             if let Some(w) = graph.workload(o) {

@@ -59,7 +59,7 @@ pub use args::Arg;
 pub use binding::{Binding, Via};
 pub use catalog::{image_repository, image_version, Product, Spec};
 pub use lb::{LbKind, LoadBalancer};
-pub use long_lived::{long_lived, path_hint, LongLived, LongLivedKind};
+pub use long_lived::{long_lived, long_lived_among, path_hint, LongLived, LongLivedKind};
 pub use reader::{annotation_source, Reader};
 
 use binding::{bind_ingress, find_controllers};
@@ -422,6 +422,8 @@ pub fn default_client_keepalive(product: Product) -> Option<(u64, Arc<Source>)> 
 fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {
     let (binding, controller) = bind_ingress(reader, controllers, obj);
     let ctrl = controller.and_then(|i| controllers.get(i));
+    // The objects whose declarations apply to the route, found once for its three lookups.
+    let declaring = reader.declaring(obj);
     let mut route = RouteSettings {
         obj,
         kind: RouteKind::Ingress,
@@ -434,9 +436,9 @@ fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId)
         upstream_keepalive_timeout: None,
         reload_deadline: ctrl.and_then(|c| c.settings.reload_deadline.clone()),
         lb: None,
-        long_lived: long_lived(reader.graph, reader.documents, obj),
-        ping_interval: reader.declared_ms(obj, PING_INTERVAL_ANNOTATION),
-        session_lifetime: reader.declared_ms(obj, SESSION_LIFETIME_ANNOTATION),
+        long_lived: long_lived_among(reader, obj, &declaring),
+        ping_interval: reader.declared_ms_among(&declaring, PING_INTERVAL_ANNOTATION),
+        session_lifetime: reader.declared_ms_among(&declaring, SESSION_LIFETIME_ANNOTATION),
     };
     let product = binding.as_ref().map(|b| b.product);
     let version = ctrl.and_then(|c| c.version.as_ref());

@@ -168,6 +168,8 @@ pub(super) fn route_settings(
 ) -> RouteSettings {
     use defaults::*;
     let graph = reader.graph;
+    // The objects whose declarations apply to the route, found once for its three lookups.
+    let declaring = reader.declaring(obj);
     let labels = crate::k8s::string_map(reader.object(obj).path(&["metadata", "labels"]));
     // An IngressController whose routeSelector admits the route, else a router workload.
     let controller = controllers
@@ -222,9 +224,9 @@ pub(super) fn route_settings(
         upstream_keepalive_timeout: None,
         reload_deadline: wide.and_then(|w| w.reload_deadline.clone()),
         lb: None,
-        long_lived: long_lived(graph, reader.documents, obj),
-        ping_interval: reader.declared_ms(obj, PING_INTERVAL_ANNOTATION),
-        session_lifetime: reader.declared_ms(obj, SESSION_LIFETIME_ANNOTATION),
+        long_lived: long_lived_among(reader, obj, &declaring),
+        ping_interval: reader.declared_ms_among(&declaring, PING_INTERVAL_ANNOTATION),
+        session_lifetime: reader.declared_ms_among(&declaring, SESSION_LIFETIME_ANNOTATION),
     };
     route.lb = lb::for_controller_service(reader, controllers, controller).map(Box::new);
     route

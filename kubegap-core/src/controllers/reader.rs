@@ -97,14 +97,28 @@ impl<'a> Reader<'a> {
     /// Routes — their backend Services and the workloads those select, in the one lookup order
     /// of [`crate::value::declarations`] (route, Service, workload, pod template).
     pub fn declared_ms(&self, obj: ObjId, key: &str) -> Option<Setting<Millis>> {
-        let (k, v) = crate::value::declarations::lookup(
-            self.graph,
-            self.documents,
-            &self.related(obj),
-            key,
-        )?;
+        self.declared_ms_among(&self.declaring(obj), key)
+    }
+
+    /// [`Reader::declared_ms`] on the objects that may declare it ([`Reader::declaring`]),
+    /// found once by a caller that reads several declarations.
+    pub fn declared_ms_among(&self, declaring: &[ObjId], key: &str) -> Option<Setting<Millis>> {
+        let (k, v) =
+            crate::value::declarations::lookup(self.graph, self.documents, declaring, key)?;
         let value = duration::go(v.as_str()?)?;
         Some(Setting::new(value, annotation_source(key, k, v)))
+    }
+
+    /// The objects whose declarations apply to `obj`, in lookup order ([`Reader::related`]),
+    /// keeping those that may declare something ([`crate::k8s::Object::declarations`]): none,
+    /// without finding the backends, when no object of the input does.
+    pub fn declaring(&self, obj: ObjId) -> Vec<ObjId> {
+        if !self.graph.declares_any() {
+            return Vec::new();
+        }
+        let mut out = self.related(obj);
+        out.retain(|&o| self.graph.objects[o].declarations);
+        out
     }
 
     /// The object itself, then its backend Services, then the workloads they select.

@@ -351,6 +351,93 @@ spec:
     assert_eq!(path_hint("/(ws|api)"), None);
 }
 
+/// Declarations are looked up only on objects whose annotations (or pod template's) may hold
+/// one: those written on a pod template only, or merged in with `<<`, are still found.
+#[test]
+fn declarations_on_pod_templates_and_merged_in_are_found() {
+    let (files, _, g, m) = model(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: chat}
+spec:
+  selector: {matchLabels: {app: chat}}
+  template:
+    metadata:
+      labels: {app: chat}
+      annotations: {kubegap.io/long-lived: websocket, kubegap.io/ping-interval: 20s}
+    spec: {containers: [{name: app, image: chat:1}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: chat}
+spec:
+  selector: {app: chat}
+  ports: [{port: 80}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: chat}
+spec:
+  defaultBackend: {service: {name: chat, port: {number: 80}}}
+---
+x-declared: &declared {kubegap.io/session-lifetime: 1h}
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: merged
+  annotations:
+    <<: *declared
+    example.com/team: chat
+spec:
+  defaultBackend: {service: {name: other, port: {number: 80}}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: plain
+  annotations: {example.com/kubegap.io/long-lived: websocket}
+spec:
+  ports: [{port: 80}]
+"#,
+    );
+    let declares: Vec<(&str, bool)> = g
+        .objects
+        .iter()
+        .map(|o| (o.name.as_str(), o.declarations))
+        .collect();
+    assert_eq!(
+        declares,
+        [
+            ("chat", true),
+            ("chat", false),
+            ("chat", false),
+            ("merged", true),
+            ("plain", false)
+        ]
+    );
+    assert!(g.declares_any());
+    let chat = &m.routes[0];
+    let ll = chat.long_lived.as_ref().unwrap();
+    assert_eq!((ll.kind, ll.declared), (LongLivedKind::WebSocket, true));
+    let ping = chat.ping_interval.as_ref().unwrap();
+    assert_eq!(ping.value, Millis::from_secs(20));
+    assert!(
+        ping.source.cite(&files).contains("t.yaml:10"),
+        "{}",
+        ping.source.cite(&files)
+    );
+    let merged = &m.routes[1];
+    let lifetime = merged.session_lifetime.as_ref().unwrap();
+    assert_eq!(lifetime.value, Millis::from_secs(3600));
+    // Nothing declared anywhere: no lookup reads an object.
+    let (_, _, g, m) = model(
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: a, annotations: {x: y}}\nspec: {defaultBackend: {service: {name: a, port: {number: 80}}}}\n",
+    );
+    assert!(!g.declares_any());
+    assert!(m.routes[0].long_lived.is_none() && m.routes[0].ping_interval.is_none());
+}
+
 #[test]
 fn load_balancers() {
     let (files, _, _, m) = model(

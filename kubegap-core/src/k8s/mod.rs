@@ -50,6 +50,11 @@ pub struct Object {
     /// while the object's metadata is read (suppressions then look at those objects only,
     /// instead of walking every object's metadata again after the rules).
     pub ignore_annotation: bool,
+    /// Whether `metadata.annotations` of the object or of its pod template may hold a
+    /// `kubegap.io/` declaration (see [`crate::value::declarations::may_declare`]): read with the
+    /// metadata, so that looking up a declaration skips the objects without one instead of
+    /// reading their documents again (an Ingress's lookups reach its Service and workloads).
+    pub declarations: bool,
     /// Where it was written (file, directory, kustomization tree or chart).
     pub place: Place,
 }
@@ -299,6 +304,8 @@ pub struct Graph {
     service_workloads: ObjIndex,
     /// Distinct lists of indices into `workloads` selected by a Service.
     selections: Vec<Vec<usize>>,
+    /// Whether any object may declare something ([`Object::declarations`]).
+    declarations: bool,
     /// Workload object → index into `selectors`: the Services that select it.
     workload_services: ObjIndex,
     /// Distinct lists of indices into `services` (ascending) that select a workload.
@@ -1029,7 +1036,8 @@ impl Graph {
         let namespace_node = metadata
             .and_then(|m| m.get("namespace"))
             .and_then(|n| n.as_str());
-        let object = Object {
+        let annotations = metadata.and_then(|m| m.get("annotations"));
+        let mut object = Object {
             at: At { doc, node: node.id },
             api_version: api_version.into(),
             kind: kind.into(),
@@ -1042,9 +1050,10 @@ impl Graph {
                 .unwrap_or("default")
                 .into(),
             namespace_explicit: namespace_node.is_some(),
-            ignore_annotation: metadata
-                .and_then(|m| m.path(&["annotations", crate::suppress::ANNOTATION]))
+            ignore_annotation: annotations
+                .and_then(|a| a.get(crate::suppress::ANNOTATION))
                 .is_some(),
+            declarations: crate::value::declarations::may_declare(annotations),
             place,
         };
         let id = 0; // set by `push`
@@ -1235,6 +1244,15 @@ impl Graph {
             "ConfigMap" => Extra::ConfigMap,
             _ => Extra::None,
         };
+        if let Extra::Workload(w) = &extra {
+            // A Pod is its own template (already read above).
+            if w.template.node != object.at.node {
+                let template = node.doc.node(w.template.node);
+                object.declarations |= crate::value::declarations::may_declare(
+                    template.path(&["metadata", "annotations"]),
+                );
+            }
+        }
         Some((object, extra))
     }
 
@@ -1252,7 +1270,14 @@ impl Graph {
             Extra::Hpa(h) => self.hpas.push(Hpa { obj: id, ..h }),
             Extra::ConfigMap => self.config_maps.push(id),
         }
+        self.declarations |= object.declarations;
         self.objects.push(object);
+    }
+
+    /// Whether any object of the input may hold a `kubegap.io/` declaration
+    /// ([`Object::declarations`]): without one, no declaration lookup can find anything.
+    pub fn declares_any(&self) -> bool {
+        self.declarations
     }
 
     /// Number of Kubernetes objects.

@@ -110,10 +110,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     }
 }
 
-/// Node's headersTimeout against its keepAliveTimeout, per workload.
+/// Node's headersTimeout against its keepAliveTimeout, per workload. Only a declared
+/// keep-alive has a declared headers timeout beside it ([`app::declared`]): the container's
+/// command line is not read here.
 fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
+    let stage = cx.chain_stage();
     for w in workloads {
-        let Some(found) = app::detect(&cx.chain_stage(), w, None) else {
+        let Some(Some(found)) = app::declared(&stage, w) else {
             continue;
         };
         let Some((headers, span)) = found.headers_timeout else {

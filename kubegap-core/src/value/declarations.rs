@@ -34,6 +34,18 @@ pub const IGNORE: &str = "kubegap.io/ignore";
 /// `kubegap.io/ignore-reason`.
 pub const IGNORE_REASON: &str = "kubegap.io/ignore-reason";
 
+/// Whether an annotations mapping may hold a `kubegap.io/` declaration: a key with that prefix,
+/// or a merge key (`<<`), whose merged keys are not read here. `false` means that no
+/// declaration lookup on it can find anything ([`crate::k8s::Object::declarations`]).
+pub fn may_declare(annotations: Option<NodeRef<'_>>) -> bool {
+    annotations.is_some_and(|a| {
+        a.own_entries().any(|(k, _)| {
+            k.as_str()
+                .is_some_and(|k| k.starts_with("kubegap.io/") || k == "<<")
+        })
+    })
+}
+
 /// One declaration.
 #[derive(Clone, Copy, Debug)]
 pub struct Declaration {
@@ -119,8 +131,14 @@ pub fn lookup<'a>(
     places: &[ObjId],
     key: &str,
 ) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+    if !graph.declares_any() {
+        return None;
+    }
     let node = |at: crate::k8s::At| documents[at.doc].node(at.node);
     places.iter().find_map(|&obj| {
+        if !graph.objects[obj].declarations {
+            return None;
+        }
         let own = node(graph.objects[obj].at)
             .path(&["metadata", "annotations"])
             .and_then(|a| a.get_entry(key));
