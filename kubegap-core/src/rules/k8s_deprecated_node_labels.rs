@@ -104,8 +104,9 @@ fn deprecated(label: &str) -> Option<&'static (&'static str, &'static str, &'sta
     DEPRECATED.iter().find(|(l, _, _)| *l == label)
 }
 
-/// Reports `node` (a key or a value) if it is exactly a deprecated label.
-fn report(sink: &mut Sink, node: NodeRef<'_>, field: &str, owner: &str) {
+/// Reports `node` (a key or a value) if it is exactly a deprecated label. `owner` names the
+/// workload, formatted only for a finding.
+fn report(sink: &mut Sink, node: NodeRef<'_>, field: &str, owner: &dyn Fn() -> String) {
     let Some(label) = node.as_str() else {
         return;
     };
@@ -114,7 +115,10 @@ fn report(sink: &mut Sink, node: NodeRef<'_>, field: &str, owner: &str) {
     };
     sink.report(
         node.span(),
-        format!("{field} of {owner} uses node label `{label}`, which {fate}"),
+        format!(
+            "{field} of {} uses node label `{label}`, which {fate}",
+            owner()
+        ),
     )
     .help(format!(
         "use `{replacement}` (nodes of current clusters carry it)"
@@ -125,7 +129,7 @@ fn items<'a>(node: Option<NodeRef<'a>>) -> impl Iterator<Item = NodeRef<'a>> {
     node.into_iter().flat_map(|n| n.items())
 }
 
-fn check_pod_spec(sink: &mut Sink, spec: NodeRef<'_>, owner: &str) {
+fn check_pod_spec(sink: &mut Sink, spec: NodeRef<'_>, owner: &dyn Fn() -> String) {
     for (key, _) in spec
         .get("nodeSelector")
         .map(|n| n.entries())
@@ -181,7 +185,7 @@ fn check_pod_spec(sink: &mut Sink, spec: NodeRef<'_>, owner: &str) {
             if !has_control_plane {
                 sink.report(
                     key.span(),
-                    format!("a toleration of {owner} names the taint `node-role.kubernetes.io/master`, which control-plane nodes no longer carry since Kubernetes 1.25"),
+                    format!("a toleration of {} names the taint `node-role.kubernetes.io/master`, which control-plane nodes no longer carry since Kubernetes 1.25", owner()),
                 )
                 // A stale toleration never makes a pod Pending: the pods only stop landing
                 // on control-plane nodes. A warning, not an error.
@@ -229,7 +233,7 @@ fn check_calico(sink: &mut Sink, cx: &Context<'_>, obj: &crate::k8s::Object) {
 fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
     for workload in workloads {
         if let Some(spec) = workload.pod_spec {
-            check_pod_spec(sink, cx.node(spec), &cx.describe(workload.obj));
+            check_pod_spec(sink, cx.node(spec), &|| cx.describe(workload.obj));
         }
     }
 }
