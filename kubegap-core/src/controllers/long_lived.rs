@@ -144,8 +144,10 @@ pub fn long_lived_among(reader: &Reader<'_>, obj: ObjId, declaring: &[ObjId]) ->
         }
     }
     // 2. Signs in the object's own annotations.
+    let annotations = reader.annotations_of(obj);
+    let annotation = |key: &str| annotations.and_then(|a| a.get_entry(key));
     for (key, parse) in TIMEOUT_SIGNS {
-        if let Some((k, v)) = reader.annotation(obj, key) {
+        if let Some((k, v)) = annotation(key) {
             if let Some(ms) = v.as_str().and_then(parse) {
                 if ms >= crate::reload::LONG_LIVED_MS {
                     return Some(LongLived {
@@ -162,7 +164,7 @@ pub fn long_lived_among(reader: &Reader<'_>, obj: ObjId, declaring: &[ObjId]) ->
         .iter()
         .chain(std::iter::once(&"nginx.org/websocket-services"))
     {
-        if let Some((k, v)) = reader.annotation(obj, key) {
+        if let Some((k, v)) = annotation(key) {
             return Some(LongLived {
                 kind: LongLivedKind::WebSocket,
                 declared: false,

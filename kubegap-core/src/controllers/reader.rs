@@ -27,17 +27,21 @@ impl<'a> Reader<'a> {
 
     /// `metadata.annotations[key]` of an object as (key node, value node).
     pub fn annotation(&self, obj: ObjId, key: &str) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
-        self.object(obj)
-            .path(&["metadata", "annotations"])?
-            .get_entry(key)
+        self.annotations_of(obj)?.get_entry(key)
     }
 
     /// Every annotation of an object as (key node, value node).
     pub fn annotations(&self, obj: ObjId) -> Vec<(NodeRef<'a>, NodeRef<'a>)> {
-        self.object(obj)
-            .path(&["metadata", "annotations"])
+        self.annotations_of(obj)
             .map(|a| a.entries())
             .unwrap_or_default()
+    }
+
+    /// The `metadata.annotations` mapping of an object.
+    pub fn annotations_of(&self, obj: ObjId) -> Option<NodeRef<'a>> {
+        self.graph.objects[obj]
+            .annotations()
+            .map(|at| self.node(at))
     }
 
     /// A duration annotation as a setting.

@@ -55,8 +55,22 @@ pub struct Object {
     /// metadata, so that looking up a declaration skips the objects without one instead of
     /// reading their documents again (an Ingress's lookups reach its Service and workloads).
     pub declarations: bool,
+    /// The `metadata.annotations` mapping's node, found while the metadata is read: annotation
+    /// lookups start there instead of walking the object's keys and its metadata's again
+    /// (node 0 is a document's root, never an annotations mapping).
+    annotations: Option<std::num::NonZeroU32>,
     /// Where it was written (file, directory, kustomization tree or chart).
     pub place: Place,
+}
+
+impl Object {
+    /// Where its `metadata.annotations` mapping is, if it has one.
+    pub fn annotations(&self) -> Option<At> {
+        self.annotations.map(|node| At {
+            doc: self.at.doc,
+            node: node.get(),
+        })
+    }
 }
 
 /// A container of a pod template.
@@ -1054,6 +1068,7 @@ impl Graph {
                 .and_then(|a| a.get(crate::suppress::ANNOTATION))
                 .is_some(),
             declarations: crate::value::declarations::may_declare(annotations),
+            annotations: annotations.and_then(|a| std::num::NonZeroU32::new(a.id)),
             place,
         };
         let id = 0; // set by `push`

@@ -82,8 +82,9 @@ declare_rule! {
 const DEFAULT_DEREGISTRATION_DELAY: i64 = 300;
 
 /// An annotation value of an object, as a node.
-fn annotation<'a>(object: NodeRef<'a>, key: &str) -> Option<NodeRef<'a>> {
-    object.path(&["metadata", "annotations", key])
+/// The value of an annotation of an object.
+fn annotation<'a>(cx: &Context<'a>, obj: crate::k8s::ObjId, key: &str) -> Option<NodeRef<'a>> {
+    cx.node(cx.obj(obj).annotations()?).get(key)
 }
 
 /// `deregistration_delay.timeout_seconds=N` in a target-group-attributes annotation.
@@ -117,9 +118,8 @@ fn gke_draining<'a>(
     cx: &Context<'a>,
     service: crate::k8s::ObjId,
 ) -> Option<(i64, NodeRef<'a>, String)> {
-    let object = cx.node(cx.obj(service).at);
-    let text = annotation(object, "cloud.google.com/backend-config")
-        .or_else(|| annotation(object, "beta.cloud.google.com/backend-config"))?
+    let text = annotation(cx, service, "cloud.google.com/backend-config")
+        .or_else(|| annotation(cx, service, "beta.cloud.google.com/backend-config"))?
         .as_str()?;
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
     let mut names: Vec<&str> = value
@@ -165,7 +165,6 @@ fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Dra
                 });
             }
         }
-        let object = cx.node(cx.obj(exposure.obj).at);
         let (target_key, attrs_key) = if exposure.obj == exposure.service {
             (
                 "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type",
@@ -180,8 +179,9 @@ fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Dra
             continue;
         };
         // The controller also reads these annotations from the Service of an Ingress backend.
-        let service = cx.node(cx.obj(exposure.service).at);
-        let find = |key: &str| annotation(object, key).or_else(|| annotation(service, key));
+        let find = |key: &str| {
+            annotation(cx, exposure.obj, key).or_else(|| annotation(cx, exposure.service, key))
+        };
         let Some(target) = find(target_key).filter(|t| t.as_str() == Some("ip")) else {
             continue;
         };

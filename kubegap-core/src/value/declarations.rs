@@ -139,9 +139,9 @@ pub fn lookup<'a>(
         if !graph.objects[obj].declarations {
             return None;
         }
-        let own = node(graph.objects[obj].at)
-            .path(&["metadata", "annotations"])
-            .and_then(|a| a.get_entry(key));
+        let own = graph.objects[obj]
+            .annotations()
+            .and_then(|a| node(a).get_entry(key));
         own.or_else(|| {
             let w = graph.workload(obj)?;
             node(w.template)
