@@ -93,6 +93,33 @@ fn leaves(node: NodeRef<'_>) -> Vec<(String, String)> {
     out
 }
 
+/// The scalar values of [`leaves`], in the same walk (the same bounds), without their paths,
+/// sorted: probes whose values differ cannot have the same leaves, and comparing these first
+/// spares formatting every path of two probes that differ (most of them).
+fn leaf_values(node: NodeRef<'_>) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![(node, 0usize)];
+    while let Some((n, depth)) = stack.pop() {
+        if depth > 16 || out.len() > 1000 {
+            out.push("…");
+            continue;
+        }
+        if n.is_map() {
+            for (_, v) in n.entries() {
+                stack.push((v, depth + 1));
+            }
+        } else if let Some(s) = n.as_str() {
+            out.push(s);
+        } else {
+            for item in n.items() {
+                stack.push((item, depth + 1));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
     for workload in workloads {
         for container in workload.containers.iter().filter(|c| !c.init) {
@@ -113,7 +140,10 @@ fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut S
                 if let (Some((lh, lnode)), Some((rh, rnode))) =
                     (pod::probe_handler(liveness), pod::probe_handler(readiness))
                 {
-                    if lh == rh && leaves(lnode) == leaves(rnode) {
+                    if lh == rh
+                        && leaf_values(lnode) == leaf_values(rnode)
+                        && leaves(lnode) == leaves(rnode)
+                    {
                         let describe = describe();
                         sink.report(
                             live_key.span(),
