@@ -66,56 +66,68 @@ declare_rule! {
     }
 }
 
-/// Leaves of a node as (path, scalar) pairs, sorted, with an explicit bounded stack.
-fn leaves(node: NodeRef<'_>) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut stack = vec![(String::new(), node, 0usize)];
+/// A step from a node to one of its children in [`walk`].
+enum Step<'k> {
+    Key(&'k str),
+    Index(usize),
+}
+
+/// Walks a probe's scalars with an explicit bounded stack: `child` makes a child's path from
+/// its parent's (so a walk that only wants the values keeps `()` and formats nothing), `leaf`
+/// receives each scalar with its path, and `…` past the bounds (probes are shallow; anything
+/// deeper is not worth comparing).
+fn walk<'n, P>(
+    node: NodeRef<'n>,
+    root: P,
+    child: impl Fn(&P, Step<'_>) -> P,
+    mut leaf: impl FnMut(P, &'n str),
+) {
+    let mut stack = vec![(root, node, 0usize)];
+    let mut leaves = 0usize;
     while let Some((path, n, depth)) = stack.pop() {
-        if depth > 16 || out.len() > 1000 {
-            // Probes are shallow; anything deeper is not worth comparing.
-            out.push((path, "…".to_string()));
+        if depth > 16 || leaves > 1000 {
+            leaf(path, "…");
+            leaves += 1;
             continue;
         }
         if n.is_map() {
             for (k, v) in n.entries() {
                 let key = k.as_str().unwrap_or("?");
-                stack.push((format!("{path}.{key}"), v, depth + 1));
+                stack.push((child(&path, Step::Key(key)), v, depth + 1));
             }
         } else if let Some(s) = n.as_str() {
-            out.push((path, s.to_string()));
+            leaf(path, s);
+            leaves += 1;
         } else {
             for (i, item) in n.items().enumerate() {
-                stack.push((format!("{path}[{i}]"), item, depth + 1));
+                stack.push((child(&path, Step::Index(i)), item, depth + 1));
             }
         }
     }
+}
+
+/// Leaves of a node as (path, scalar) pairs, sorted.
+fn leaves(node: NodeRef<'_>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    walk(
+        node,
+        String::new(),
+        |path, step| match step {
+            Step::Key(key) => format!("{path}.{key}"),
+            Step::Index(i) => format!("{path}[{i}]"),
+        },
+        |path, s| out.push((path, s.to_string())),
+    );
     out.sort();
     out
 }
 
-/// The scalar values of [`leaves`], in the same walk (the same bounds), without their paths,
-/// sorted: probes whose values differ cannot have the same leaves, and comparing these first
-/// spares formatting every path of two probes that differ (most of them).
+/// The scalar values of [`leaves`] (the same walk), without their paths, sorted: probes whose
+/// values differ cannot have the same leaves, and comparing these first spares formatting
+/// every path of two probes that differ (most of them).
 fn leaf_values(node: NodeRef<'_>) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut stack = vec![(node, 0usize)];
-    while let Some((n, depth)) = stack.pop() {
-        if depth > 16 || out.len() > 1000 {
-            out.push("…");
-            continue;
-        }
-        if n.is_map() {
-            for (_, v) in n.entries() {
-                stack.push((v, depth + 1));
-            }
-        } else if let Some(s) = n.as_str() {
-            out.push(s);
-        } else {
-            for item in n.items() {
-                stack.push((item, depth + 1));
-            }
-        }
-    }
+    walk(node, (), |_, _| (), |(), s| out.push(s));
     out.sort_unstable();
     out
 }
