@@ -53,6 +53,11 @@ impl<'a> Model<'a> {
         &self.k8s.objects[id]
     }
 
+    /// `metadata.annotations[key]` of an object as (key node, value node).
+    pub fn annotation(&self, id: ObjId, key: &str) -> Option<(NodeRef<'a>, NodeRef<'a>)> {
+        self.k8s.annotations(self.documents, id)?.get_entry(key)
+    }
+
     /// The span of the last key of `path` in an object (`["spec", "selector"]`): where a
     /// finding about a block value points, since a block mapping's value starts on the next
     /// line. `None` when the path is not there.

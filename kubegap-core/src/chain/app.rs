@@ -196,38 +196,32 @@ pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option
 /// annotation is written but is not a duration (nothing is detected then), `None` when it is
 /// not written. Only a declared keep-alive has a headers timeout.
 pub fn declared(cx: &Stage<'_>, workload: &Workload) -> Option<Option<AppKeepAlive>> {
-    let object = cx.obj(workload.obj);
-    if !object.declarations {
-        return None;
-    }
-    let template = cx.node(workload.template);
-    for meta in [cx.node(object.at).get("metadata"), template.get("metadata")]
-        .into_iter()
-        .flatten()
-    {
-        if let Some(value) = meta.path(&["annotations", KEEPALIVE_ANNOTATION]) {
-            let Some(ms) = value.as_str().and_then(parse_declared) else {
-                return Some(None);
-            };
-            return Some(Some(AppKeepAlive {
-                server: Server::Declared,
-                range: Range::exact(ms),
-                source: Source::Annotation {
-                    key: KEEPALIVE_ANNOTATION.to_string(),
-                    key_span: value.span(),
-                    value_span: value.span(),
-                },
-                span: value.span(),
-                headers_timeout: declared_headers_timeout(cx, meta),
-            }));
-        }
-    }
-    None
+    let annotations = crate::value::declarations::mapping_with(
+        cx.k8s,
+        cx.documents,
+        workload.obj,
+        KEEPALIVE_ANNOTATION,
+    )?;
+    let (key, value) = annotations.get_entry(KEEPALIVE_ANNOTATION)?;
+    let Some(ms) = value.as_str().and_then(parse_declared) else {
+        return Some(None);
+    };
+    Some(Some(AppKeepAlive {
+        server: Server::Declared,
+        range: Range::exact(ms),
+        source: Source::Annotation {
+            key: KEEPALIVE_ANNOTATION.to_string(),
+            key_span: key.span(),
+            value_span: value.span(),
+        },
+        span: value.span(),
+        headers_timeout: declared_headers_timeout(annotations),
+    }))
 }
 
-fn declared_headers_timeout(cx: &Stage<'_>, meta: NodeRef<'_>) -> Option<(Millis, Span)> {
-    let _ = cx;
-    let node = meta.path(&["annotations", crate::value::declarations::HEADERS_TIMEOUT])?;
+/// `kubegap.io/headers-timeout` in the annotations that declare the keep-alive.
+fn declared_headers_timeout(annotations: NodeRef<'_>) -> Option<(Millis, Span)> {
+    let node = annotations.get(crate::value::declarations::HEADERS_TIMEOUT)?;
     Some((node.as_str().and_then(parse_declared)?, node.span()))
 }
 

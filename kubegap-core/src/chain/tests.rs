@@ -157,22 +157,36 @@ fn others_and_unknowns() {
         detect_in(&pod("{name: a, image: 'golang-app:1.0', command: [/app]}")),
         None
     );
-    // The annotation always wins.
-    let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  annotations: {kubegap.io/keepalive-timeout: 65s}\nspec:\n  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: a, image: 'node:20', command: [node, s.js]}]}\n";
-    let (s, v, src) = detect_in(text).unwrap();
-    assert_eq!(
-        (s, v),
-        (Server::Declared, Range::exact(Millis::from_secs(65)))
-    );
-    assert!(src.contains("app.yaml:5"), "{src}");
-    // On the pod template only, it wins too.
-    let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    metadata:\n      labels: {a: b}\n      annotations: {kubegap.io/keepalive-timeout: 90s}\n    spec: {containers: [{name: a, image: 'node:20', command: [node, s.js]}]}\n";
-    let (s, v, src) = detect_in(text).unwrap();
-    assert_eq!(
-        (s, v),
-        (Server::Declared, Range::exact(Millis::from_secs(90)))
-    );
-    assert!(src.contains("app.yaml:8"), "{src}");
+    // The annotation always wins over the detected server: on the workload, on the pod
+    // template only, and cited at its key's line when the value is on the next one.
+    let head = "apiVersion: apps/v1\nkind: Deployment\n";
+    let node = "spec: {containers: [{name: a, image: 'node:20', command: [node, s.js]}]}";
+    let cases = [
+        (
+            format!("{head}metadata:\n  name: d\n  annotations: {{kubegap.io/keepalive-timeout: 65s}}\nspec:\n  template:\n    metadata: {{labels: {{a: b}}}}\n    {node}\n"),
+            65,
+            "app.yaml:5",
+        ),
+        (
+            format!("{head}metadata: {{name: d}}\nspec:\n  template:\n    metadata:\n      labels: {{a: b}}\n      annotations: {{kubegap.io/keepalive-timeout: 90s}}\n    {node}\n"),
+            90,
+            "app.yaml:8",
+        ),
+        (
+            format!("{head}metadata:\n  name: d\n  annotations:\n    kubegap.io/keepalive-timeout:\n      75s\nspec:\n  template:\n    metadata: {{labels: {{a: b}}}}\n    {node}\n"),
+            75,
+            "app.yaml:6",
+        ),
+    ];
+    for (text, secs, cited) in cases {
+        let (s, v, src) = detect_in(&text).unwrap();
+        assert_eq!(
+            (s, v),
+            (Server::Declared, Range::exact(Millis::from_secs(secs))),
+            "{text}"
+        );
+        assert!(src.contains(cited), "{src} in {text}");
+    }
 }
 
 /// A ping interval declared on both an Ingress and its Service resolves to the Ingress's value

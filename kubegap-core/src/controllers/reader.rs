@@ -39,9 +39,7 @@ impl<'a> Reader<'a> {
 
     /// The `metadata.annotations` mapping of an object.
     pub fn annotations_of(&self, obj: ObjId) -> Option<NodeRef<'a>> {
-        self.graph.objects[obj]
-            .annotations()
-            .map(|at| self.node(at))
+        self.graph.annotations(self.documents, obj)
     }
 
     /// A duration annotation as a setting.

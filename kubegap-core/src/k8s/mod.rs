@@ -1550,6 +1550,13 @@ impl Graph {
         self.workload_index.get(obj).map(|i| &self.workloads[i])
     }
 
+    /// The `metadata.annotations` mapping of an object in the documents it indexes, from where
+    /// the graph found it ([`Object::annotations`]): every annotation lookup goes through here.
+    pub fn annotations<'d>(&self, documents: &'d [Document], obj: ObjId) -> Option<NodeRef<'d>> {
+        let at = self.objects[obj].annotations()?;
+        Some(documents[at.doc].node(at.node))
+    }
+
     /// Resolves HPA targets and PDB selectors once (over the finished graph), so that rules
     /// asking per workload stay linear.
     fn index_scalers(&mut self) {

@@ -81,12 +81,6 @@ declare_rule! {
 /// AWS target groups' default deregistration delay, in seconds.
 const DEFAULT_DEREGISTRATION_DELAY: i64 = 300;
 
-/// An annotation value of an object, as a node.
-/// The value of an annotation of an object.
-fn annotation<'a>(cx: &Context<'a>, obj: crate::k8s::ObjId, key: &str) -> Option<NodeRef<'a>> {
-    cx.node(cx.obj(obj).annotations()?).get(key)
-}
-
 /// `deregistration_delay.timeout_seconds=N` in a target-group-attributes annotation.
 fn deregistration_delay(attributes: &str) -> Option<i64> {
     attributes.split(',').find_map(|pair| {
@@ -118,8 +112,10 @@ fn gke_draining<'a>(
     cx: &Context<'a>,
     service: crate::k8s::ObjId,
 ) -> Option<(i64, NodeRef<'a>, String)> {
-    let text = annotation(cx, service, "cloud.google.com/backend-config")
-        .or_else(|| annotation(cx, service, "beta.cloud.google.com/backend-config"))?
+    let text = cx
+        .annotation(service, "cloud.google.com/backend-config")
+        .or_else(|| cx.annotation(service, "beta.cloud.google.com/backend-config"))?
+        .1
         .as_str()?;
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
     let mut names: Vec<&str> = value
@@ -180,7 +176,9 @@ fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Dra
         };
         // The controller also reads these annotations from the Service of an Ingress backend.
         let find = |key: &str| {
-            annotation(cx, exposure.obj, key).or_else(|| annotation(cx, exposure.service, key))
+            cx.annotation(exposure.obj, key)
+                .or_else(|| cx.annotation(exposure.service, key))
+                .map(|(_, value)| value)
         };
         let Some(target) = find(target_key).filter(|t| t.as_str() == Some("ip")) else {
             continue;

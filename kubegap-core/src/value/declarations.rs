@@ -134,19 +134,30 @@ pub fn lookup<'a>(
     if !graph.declares_any() {
         return None;
     }
-    let node = |at: crate::k8s::At| documents[at.doc].node(at.node);
-    places.iter().find_map(|&obj| {
-        if !graph.objects[obj].declarations {
-            return None;
-        }
-        let own = graph.objects[obj]
-            .annotations()
-            .and_then(|a| node(a).get_entry(key));
-        own.or_else(|| {
-            let w = graph.workload(obj)?;
-            node(w.template)
-                .path(&["metadata", "annotations"])?
-                .get_entry(key)
-        })
+    places
+        .iter()
+        .find_map(|&obj| mapping_with(graph, documents, obj, key)?.get_entry(key))
+}
+
+/// The annotations mapping of one place that has `key`: the object's own
+/// `metadata.annotations`, else — for a workload — its pod template's. `None` when neither
+/// has it, at once for an object that declares nothing ([`crate::k8s::Object::declarations`]).
+/// Other declarations read beside `key` come from the same mapping.
+pub fn mapping_with<'a>(
+    graph: &Graph,
+    documents: &'a [Document],
+    obj: ObjId,
+    key: &str,
+) -> Option<NodeRef<'a>> {
+    if !graph.objects[obj].declarations {
+        return None;
+    }
+    let has = |annotations: &NodeRef<'a>| annotations.get(key).is_some();
+    graph.annotations(documents, obj).filter(has).or_else(|| {
+        let at = graph.workload(obj)?.template;
+        documents[at.doc]
+            .node(at.node)
+            .path(&["metadata", "annotations"])
+            .filter(has)
     })
 }
