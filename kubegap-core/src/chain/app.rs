@@ -188,7 +188,7 @@ pub fn detect(cx: &Stage<'_>, workload: &Workload, port: Option<&str>) -> Option
             })
         })
         .or_else(|| containers.first())?;
-    detect_container(cx, cx.node(serving.at))
+    detect_container(cx.node(serving.at))
 }
 
 /// The keep-alive declared with `kubegap.io/keepalive-timeout` on the workload, else on its pod
@@ -226,12 +226,7 @@ fn declared_headers_timeout(annotations: NodeRef<'_>) -> Option<(Millis, Span)> 
 }
 
 /// Detects the keep-alive of one container.
-pub fn detect_container(cx: &Stage<'_>, container: NodeRef<'_>) -> Option<AppKeepAlive> {
-    let _ = cx;
-    detect_container_inner(container)
-}
-
-fn detect_container_inner(container: NodeRef<'_>) -> Option<AppKeepAlive> {
+pub fn detect_container(container: NodeRef<'_>) -> Option<AppKeepAlive> {
     let words = words(container);
     let image_node = container.get("image");
     let image = image_node.and_then(|n| n.as_str()).unwrap_or_default();

@@ -42,53 +42,50 @@ pub(super) const CLIENT_KEEPALIVE_DEFAULT: (u64, &str, &str) = (
 /// Controller-wide settings of a controller of this product.
 pub(super) fn controller_settings(
     _reader: &Reader<'_>,
-    c: &Controller,
+    _controller: &Controller,
     container: NodeRef<'_>,
 ) -> ControllerSettings {
     use defaults::*;
-    let _ = c;
-    {
-        // A router deployed by hand: its template reads ROUTER_* environment variables.
-        let env = |name: &str, parse: crate::value::duration::Parser| -> Option<Setting<Millis>> {
-            container
-                .get("env")
-                .into_iter()
-                .flat_map(|e| e.items())
-                .find(|e| e.str_at(&["name"]) == Some(name))
-                .and_then(|e| {
-                    let v = e.get("value")?;
-                    Some(Setting::new(
-                        parse(v.as_str()?)?,
-                        Source::Field {
-                            what: format!("env `{name}`"),
-                            span: v.span(),
-                        },
-                    ))
-                })
-        };
-        let or_default = |s: Option<Setting<Millis>>, d: u64| {
-            s.unwrap_or_else(|| Setting::new(Millis(d), default_of(Product::OpenShift, None)))
-        };
-        ControllerSettings {
-            reload_deadline: env("ROUTER_HARD_STOP_AFTER", duration::haproxy),
-            read_timeout: Some(or_default(
-                env("ROUTER_DEFAULT_SERVER_TIMEOUT", duration::haproxy),
-                OPENSHIFT_CLIENT_SERVER_MS,
-            )),
-            client_timeout: Some(or_default(
-                env("ROUTER_DEFAULT_CLIENT_TIMEOUT", duration::haproxy),
-                OPENSHIFT_CLIENT_SERVER_MS,
-            )),
-            tunnel_timeout: Some(or_default(
-                env("ROUTER_DEFAULT_TUNNEL_TIMEOUT", duration::haproxy),
-                OPENSHIFT_TUNNEL_MS,
-            )),
-            client_keepalive_timeout: Some(Setting::new(
-                crate::value::duration::Millis(OPENSHIFT_KEEPALIVE_MS),
-                default_of(Product::OpenShift, None),
-            )),
-            ..ControllerSettings::default()
-        }
+    // A router deployed by hand: its template reads ROUTER_* environment variables.
+    let env = |name: &str, parse: crate::value::duration::Parser| -> Option<Setting<Millis>> {
+        container
+            .get("env")
+            .into_iter()
+            .flat_map(|e| e.items())
+            .find(|e| e.str_at(&["name"]) == Some(name))
+            .and_then(|e| {
+                let v = e.get("value")?;
+                Some(Setting::new(
+                    parse(v.as_str()?)?,
+                    Source::Field {
+                        what: format!("env `{name}`"),
+                        span: v.span(),
+                    },
+                ))
+            })
+    };
+    let or_default = |s: Option<Setting<Millis>>, d: u64| {
+        s.unwrap_or_else(|| Setting::new(Millis(d), default_of(Product::OpenShift, None)))
+    };
+    ControllerSettings {
+        reload_deadline: env("ROUTER_HARD_STOP_AFTER", duration::haproxy),
+        read_timeout: Some(or_default(
+            env("ROUTER_DEFAULT_SERVER_TIMEOUT", duration::haproxy),
+            OPENSHIFT_CLIENT_SERVER_MS,
+        )),
+        client_timeout: Some(or_default(
+            env("ROUTER_DEFAULT_CLIENT_TIMEOUT", duration::haproxy),
+            OPENSHIFT_CLIENT_SERVER_MS,
+        )),
+        tunnel_timeout: Some(or_default(
+            env("ROUTER_DEFAULT_TUNNEL_TIMEOUT", duration::haproxy),
+            OPENSHIFT_TUNNEL_MS,
+        )),
+        client_keepalive_timeout: Some(Setting::new(
+            crate::value::duration::Millis(OPENSHIFT_KEEPALIVE_MS),
+            default_of(Product::OpenShift, None),
+        )),
+        ..ControllerSettings::default()
     }
 }
 
