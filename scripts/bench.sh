@@ -192,7 +192,7 @@ for name in order:
     k, p = r["kubegap"], r["peer"]
     kw, kc, pw, pc = med(k, 0), med(k, 1), med(p, 0), med(p, 1)
     print(f"| {name} | {fmt_s(kw)} / {fmt_s(kc)} | {fmt_s(pw)} / {fmt_s(pc)} | "
-          f"{ratio(pw, kw)} / {ratio(pc, kc)} | {peak(k):.0f} / {peak(p):.0f} MB |")
+          f"{ratio(pw, kw)} / {ratio(pc, kc)} | {peak(k):.0f} / {peak(p):.0f} MiB |")
 print()
 print("| kubegap alone | runs | wall (median) | CPU (median) | peak RSS | RSS / input |")
 print("|---|---:|---:|---:|---:|---:|")
@@ -212,7 +212,7 @@ for name in order:
     k = r["kubegap"]
     size = next((int(sizes[f]) for pre, f in size_of.items() if name.startswith(pre)), None)
     ratio = f"{peak(k) * 1024 * 1024 / size:.1f}x of {size / 1e6:.1f} MB" if size else ""
-    print(f"| {name} | {len(k)} | {fmt_s(med(k, 0))} | {fmt_s(med(k, 1))} | {peak(k):.0f} MB | {ratio} |")
+    print(f"| {name} | {len(k)} | {fmt_s(med(k, 0))} | {fmt_s(med(k, 1))} | {peak(k):.0f} MiB | {ratio} |")
 print()
 print("Memory bound of issue #16 (peak RSS <= 6 x input + 50 MB, every input of known size; MB = 10^6 bytes here, MiB in the table above):")
 print()
