@@ -348,18 +348,26 @@ pub(crate) fn is_literal_block(name: &str) -> bool {
     )
 }
 
-/// The words read since the last `;`, `{` or `}` (at least one) as a directive that lacks its
-/// `;`, spanning from the name to the last argument; the caller reports the error.
-fn unterminated(words: &mut Vec<Arg>) -> RawDirective {
-    let name = words.remove(0);
-    let args = std::mem::take(words);
+/// The words read since the last `;`, `{` or `}` as a directive's name and its arguments, the
+/// arguments in a vector of their own length (most directives have one or two; `words` keeps
+/// its room for the next directive). `None` when no word was read.
+fn split_words(words: &mut Vec<Arg>) -> Option<(Arg, Vec<Arg>)> {
+    let mut drained = words.drain(..);
+    let name = drained.next()?;
+    Some((name, drained.collect()))
+}
+
+/// The words read since the last `;`, `{` or `}` as a directive that lacks its `;`, spanning
+/// from the name to the last argument (the caller reports the error); `None` without words.
+fn unterminated(words: &mut Vec<Arg>) -> Option<RawDirective> {
+    let (name, args) = split_words(words)?;
     let end = args.last().map_or(name.span, |a| a.span);
-    RawDirective {
+    Some(RawDirective {
         span: name.span.to(end),
         name,
         args,
         block: None,
-    }
+    })
 }
 
 /// Parses one file. Never fails: returns what it could read and the problems met.
@@ -399,12 +407,10 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
         match token {
             Token::Word(arg) => words.push(arg),
             Token::Semi(span) => {
-                if words.is_empty() {
+                let Some((name, args)) = split_words(&mut words) else {
                     lexer.errors.push(ParseError::new(span, "unexpected \";\""));
                     continue;
-                }
-                let name = words.remove(0);
-                let args = std::mem::take(&mut words);
+                };
                 if literal_open == 0 {
                     lexer.errors.extend(directives::check(&name, &args, false));
                 }
@@ -417,7 +423,7 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                 push(&mut tree, &stack, d);
             }
             Token::Open(open) => {
-                if words.is_empty() {
+                let Some((name, args)) = split_words(&mut words) else {
                     lexer.errors.push(ParseError::new(open, "unexpected \"{\""));
                     // Still track the brace so the matching `}` is not reported too.
                     let d = RawDirective {
@@ -437,9 +443,7 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                     let id = push(&mut tree, &stack, d);
                     stack.push(id);
                     continue;
-                }
-                let name = words.remove(0);
-                let args = std::mem::take(&mut words);
+                };
                 if literal_open == 0 {
                     lexer.errors.extend(directives::check(&name, &args, true));
                 }
@@ -488,10 +492,9 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                 stack.push(id);
             }
             Token::Close(close) => {
-                if !words.is_empty() {
-                    // A directive without its `;` before the `}`: report it at the directive,
-                    // as crossplane does, and keep it.
-                    let d = unterminated(&mut words);
+                // A directive without its `;` before the `}`: report it at the directive, as
+                // crossplane does, and keep it.
+                if let Some(d) = unterminated(&mut words) {
                     let mut error = ParseError::new(
                         d.name.span,
                         format!(
@@ -521,8 +524,7 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
                 }
             }
             Token::Eof(eof) => {
-                if !words.is_empty() {
-                    let d = unterminated(&mut words);
+                if let Some(d) = unterminated(&mut words) {
                     lexer.errors.push(ParseError::new(
                         d.name.span,
                         format!(
@@ -551,5 +553,9 @@ pub(crate) fn parse_file(file: FileId, text: &str) -> (FileTree, Vec<ParseError>
         }
     }
     tree.comments = lexer.comments;
+    // Kept while the configurations that include the file are spliced: without the room the
+    // vectors grew.
+    tree.directives.shrink_to_fit();
+    tree.roots.shrink_to_fit();
     (tree, lexer.errors)
 }
