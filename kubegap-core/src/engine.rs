@@ -229,7 +229,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
     drop(by_key);
     let mut canonical = Vec::new();
     let mut canonical_dirs = Vec::new();
-    let mut files = SourceMap::default();
+    let mut files = SourceMap::with_capacity(keep.iter().filter(|k| **k).count());
     let mut parse_findings = Vec::new();
     for ((slot, (key, dir)), keep) in decoded.iter_mut().zip(keys.into_iter().zip(dirs)).zip(keep) {
         let Some((file, error)) = slot.take().filter(|_| keep) else {

@@ -341,6 +341,14 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// An empty map with room for `n` files (kept for the whole run: a map grown by doubling
+    /// kept up to half of its room unused).
+    pub fn with_capacity(n: usize) -> SourceMap {
+        SourceMap {
+            files: Vec::with_capacity(n),
+        }
+    }
+
     /// Adds a file and returns its id.
     pub fn add(&mut self, file: SourceFile) -> FileId {
         self.files.push(file);

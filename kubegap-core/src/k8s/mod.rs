@@ -557,6 +557,10 @@ impl Graph {
         // block is added alone, on one thread (the corpus's 7,834 documents made two blocks
         // of 4,096, and its graph stage scaled 1.2x on two threads).
         let block_len = (documents.len() / 8).clamp(512, 4096);
+        // Most documents are one object (a `List` is several, an empty document none): room
+        // for one each, so that the largest vector of the graph is not grown by doubling while
+        // the run's memory peaks (shrunk below if some documents were not objects).
+        graph.objects.reserve_exact(documents.len());
         let mut waiting: Vec<(Object, Extra)> = Vec::new();
         for (b, block) in documents.chunks(block_len).enumerate() {
             let extract = || -> Vec<(Object, Extra)> {
