@@ -183,7 +183,7 @@ pub(super) fn parse(
             Ok(_) if f.builder.dropped_too_large.is_some() => return None,
             Ok((next, doc)) => {
                 coverage.fast += 1;
-                docs.extend(doc);
+                super::push_document(&mut docs, doc);
                 p = next;
                 seg = next;
             }
