@@ -516,27 +516,47 @@ enum Extra {
     ConfigMap,
 }
 
-/// The objects of one document: its root, or the items of a `…List`.
-fn objects_of(doc_index: usize, doc: &Document, places: &scope::Places) -> Vec<(Object, Extra)> {
+/// The objects of one document: none, its root (`one`), or the items of a `…List` (`list`).
+/// Only a list allocates: a vector for each document was 20,000 allocations over 20,000 small
+/// files.
+#[derive(Default)]
+struct Objects {
+    one: Option<(Object, Extra)>,
+    list: Vec<(Object, Extra)>,
+}
+
+impl Objects {
+    fn items(self) -> impl Iterator<Item = (Object, Extra)> {
+        self.one.into_iter().chain(self.list)
+    }
+}
+
+fn objects_of(doc_index: usize, doc: &Document, places: &scope::Places) -> Objects {
     let Some(root) = doc.root() else {
-        return Vec::new();
+        return Objects::default();
     };
     let Some(kind) = root.str_at(&["kind"]) else {
-        return Vec::new();
+        return Objects::default();
     };
     if root.str_at(&["apiVersion"]).is_none() {
-        return Vec::new();
+        return Objects::default();
     }
     let place = places.place(doc.file);
     let items = root.get("items");
     if kind.ends_with("List") && items.is_some() {
-        items
-            .into_iter()
-            .flat_map(|i| i.items())
-            .filter_map(|item| Graph::extract(doc_index, item, place.clone()))
-            .collect()
+        Objects {
+            one: None,
+            list: items
+                .into_iter()
+                .flat_map(|i| i.items())
+                .filter_map(|item| Graph::extract(doc_index, item, place.clone()))
+                .collect(),
+        }
     } else {
-        Graph::extract(doc_index, root, place).into_iter().collect()
+        Objects {
+            one: Graph::extract(doc_index, root, place),
+            list: Vec::new(),
+        }
     }
 }
 
@@ -561,24 +581,27 @@ impl Graph {
         // for one each, so that the largest vector of the graph is not grown by doubling while
         // the run's memory peaks (shrunk below if some documents were not objects).
         graph.objects.reserve_exact(documents.len());
-        let mut waiting: Vec<(Object, Extra)> = Vec::new();
+        // One entry per document, so that the block is collected into a vector of its exact
+        // size (a flattened collect grew its pieces by doubling: 19 MB copied over 20,000
+        // small files).
+        let mut waiting: Vec<Objects> = Vec::new();
         for (b, block) in documents.chunks(block_len).enumerate() {
-            let extract = || -> Vec<(Object, Extra)> {
+            let extract = || -> Vec<Objects> {
                 block
                     .par_iter()
                     .enumerate()
-                    .flat_map_iter(|(i, doc)| objects_of(b * block_len + i, doc, &places))
+                    .map(|(i, doc)| objects_of(b * block_len + i, doc, &places))
                     .collect()
             };
             let previous = std::mem::take(&mut waiting);
             let add = |graph: &mut Graph| {
-                for (object, extra) in previous {
+                for (object, extra) in previous.into_iter().flat_map(Objects::items) {
                     graph.push(object, extra);
                 }
             };
             waiting = rayon::join(|| add(&mut graph), extract).1;
         }
-        for (object, extra) in waiting {
+        for (object, extra) in waiting.into_iter().flat_map(Objects::items) {
             graph.push(object, extra);
         }
         // Moved in, not copied: a clone of every file's place was a millisecond of the corpus.
