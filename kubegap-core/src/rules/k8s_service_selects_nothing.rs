@@ -81,7 +81,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         // (same file, directory, kustomization tree or chart). A custom resource there may own
         // the pods (an operator's database, Prometheus, a Ray cluster), and so may a workload
         // whose pods carry the labels their controller sets (`statefulset.kubernetes.io/pod-name`).
-        if !cx.k8s.service_targets(service).is_empty()
+        if !cx.k8s.service_target_indices(service).is_empty()
             || !cx.k8s.has_workloads_near(service.obj)
             || cx.k8s.pod_owner_near(service.obj).is_some()
         {
