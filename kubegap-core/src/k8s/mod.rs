@@ -325,6 +325,10 @@ pub struct Graph {
     workload_services: ObjIndex,
     /// Distinct lists of indices into `services` (ascending) that select a workload.
     selectors: Vec<Vec<usize>>,
+    /// [`pod::exposures`] of each list in `selectors`, made when first asked: they depend
+    /// only on the list, and copies of a release share one list as long as the stream (every
+    /// block of workloads asked again, going over every copy's Services).
+    exposures: Vec<std::sync::OnceLock<Vec<pod::Exposure>>>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
     workload_hpa: ObjIndex,
     /// HPA object → index into `workloads` of the workload it scales ([`Graph::hpa_target`]).
@@ -940,6 +944,10 @@ impl Graph {
         self.service_workloads = service_workloads;
         self.selections = selections;
         self.workload_services = workload_services;
+        self.exposures = selectors
+            .iter()
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         self.selectors = selectors;
         self.service_near = service_near;
         self.workload_index = workload_index;
@@ -1531,6 +1539,18 @@ impl Graph {
     /// The number of distinct lists [`Graph::selector_list`] returns ids of.
     pub fn selector_lists(&self) -> usize {
         self.selectors.len()
+    }
+
+    /// The exposures of the workloads whose selecting Services are list `list`
+    /// ([`Graph::selector_list`]), made by `make` the first time they are asked for.
+    pub(crate) fn exposures_of(
+        &self,
+        list: usize,
+        make: impl FnOnce() -> Vec<pod::Exposure>,
+    ) -> &[pod::Exposure] {
+        self.exposures
+            .get(list)
+            .map_or(&[], |e| e.get_or_init(make))
     }
 
     /// Workloads a PDB selects (the nearest matching ones, see [`scope`]).

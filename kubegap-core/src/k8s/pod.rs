@@ -386,38 +386,45 @@ pub struct Exposure {
 }
 
 /// How a workload is exposed behind a load balancer or an ingress: LoadBalancer Services that
-/// select it, Ingress backends and Routes that name such a Service. Sorted by object id.
-pub fn exposures(graph: &Graph, docs: &[Document], workload: &Workload) -> Vec<Exposure> {
-    let mut out = Vec::new();
-    for service in graph.services_of(workload) {
-        let sobj = &graph.objects[service.obj];
-        if service.service_type == "LoadBalancer" {
-            let type_node =
-                graph
-                    .node(docs, sobj.at)
-                    .path(&["spec", "type"])
-                    .map_or(sobj.at, |n| At {
-                        doc: sobj.at.doc,
-                        node: n.id,
-                    });
-            out.push(Exposure {
-                obj: service.obj,
-                at: type_node,
-                service: service.obj,
-            });
+/// select it, Ingress backends and Routes that name such a Service. Sorted by object id. Made
+/// once for each list of selecting Services ([`Graph::selector_list`]) and kept by the graph.
+pub fn exposures<'g>(graph: &'g Graph, docs: &[Document], workload: &Workload) -> &'g [Exposure] {
+    let Some(list) = graph.selector_list(workload) else {
+        return &[];
+    };
+    graph.exposures_of(list, || {
+        let mut out = Vec::new();
+        for service in graph.services_of(workload) {
+            let sobj = &graph.objects[service.obj];
+            if service.service_type == "LoadBalancer" {
+                let type_node =
+                    graph
+                        .node(docs, sobj.at)
+                        .path(&["spec", "type"])
+                        .map_or(sobj.at, |n| At {
+                            doc: sobj.at.doc,
+                            node: n.id,
+                        });
+                out.push(Exposure {
+                    obj: service.obj,
+                    at: type_node,
+                    service: service.obj,
+                });
+            }
+            // Ingresses and Routes naming this Service (first backend of each).
+            for (obj, at) in graph.backends_of(service.obj) {
+                out.push(Exposure {
+                    obj: *obj,
+                    at: *at,
+                    service: service.obj,
+                });
+            }
         }
-        // Ingresses and Routes naming this Service (first backend of each).
-        for (obj, at) in graph.backends_of(service.obj) {
-            out.push(Exposure {
-                obj: *obj,
-                at: *at,
-                service: service.obj,
-            });
-        }
-    }
-    out.sort_by_key(|e| (e.obj, e.service));
-    out.dedup_by_key(|e| (e.obj, e.service));
-    out
+        out.sort_by_key(|e| (e.obj, e.service));
+        out.dedup_by_key(|e| (e.obj, e.service));
+        out.shrink_to_fit();
+        out
+    })
 }
 
 /// The span of a Service's `selector` key (its object if it has none), for labels that say

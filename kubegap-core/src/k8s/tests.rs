@@ -150,3 +150,36 @@ fn find_returns_every_object_with_the_key_in_input_order_and_no_other() {
         }
     }
 }
+
+#[test]
+fn workloads_selected_by_the_same_services_share_their_exposures() {
+    // Three copies of a release in one stream: every copy's LoadBalancer Service selects every
+    // copy's Deployment, so all three have one list of Services and one list of exposures.
+    let release = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports: [{port: 80}]\n---\n";
+    let mut lone = release.replace("web", "api");
+    lone.push_str("apiVersion: v1\nkind: Service\nmetadata: {name: api-internal}\nspec:\n  selector: {app: api}\n  ports: [{port: 80}]\n");
+    let (docs, g) = graph(&format!("{release}{release}{release}{lone}"));
+    let services: Vec<ObjId> = g.services.iter().map(|s| s.obj).collect();
+    let exposed = |w: &Workload| -> Vec<(ObjId, ObjId)> {
+        pod::exposures(&g, &docs, w)
+            .iter()
+            .map(|e| (e.obj, e.service))
+            .collect()
+    };
+    let copies = [&g.workloads[0], &g.workloads[1], &g.workloads[2]];
+    let all = vec![
+        (services[0], services[0]),
+        (services[1], services[1]),
+        (services[2], services[2]),
+    ];
+    for w in copies {
+        assert_eq!(exposed(w), all);
+        // Made once, for the first copy asked, and the same slice for the others.
+        assert!(std::ptr::eq(
+            pod::exposures(&g, &docs, w),
+            pod::exposures(&g, &docs, copies[0])
+        ));
+    }
+    // The other release: its own LoadBalancer, not its ClusterIP Service.
+    assert_eq!(exposed(&g.workloads[3]), vec![(services[3], services[3])]);
+}

@@ -130,26 +130,15 @@ fn other_hook(hook: NodeRef<'_>) -> Option<(String, NodeRef<'_>)> {
 }
 
 fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
-    // The first exposure depends only on the Services selecting the workload: once per list
-    // of them (copies of a release share one, as long as the stream).
-    let mut first_exposure: std::collections::HashMap<usize, Option<pod::Exposure>> =
-        std::collections::HashMap::new();
     for workload in workloads {
         let kind = cx.obj(workload.obj).kind.as_str();
         if matches!(kind, "Job" | "CronJob") {
             continue;
         }
-        let Some(list) = cx.k8s.selector_list(workload) else {
+        // Made once for each list of selecting Services (copies of a release share one).
+        let Some(exposure) = pod::exposures(cx.k8s, cx.documents, workload).first() else {
             continue;
         };
-        let Some(exposure) = *first_exposure.entry(list).or_insert_with(|| {
-            pod::exposures(cx.k8s, cx.documents, workload)
-                .first()
-                .copied()
-        }) else {
-            continue;
-        };
-        let exposure = &exposure;
         let containers: Vec<_> = workload.containers.iter().filter(|c| !c.init).collect();
         let any_ports = containers.iter().any(|c| !c.ports.is_empty());
         for container in containers {
