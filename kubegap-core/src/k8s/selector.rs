@@ -93,7 +93,7 @@ impl<'a> IntoIterator for &'a Labels {
 }
 
 /// One `matchExpressions` requirement.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Requirement {
     /// Label key.
     pub key: String,
@@ -104,7 +104,7 @@ pub struct Requirement {
 }
 
 /// A label selector.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LabelSelector {
     /// `matchLabels`.
     pub match_labels: Labels,

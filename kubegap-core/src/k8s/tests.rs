@@ -183,3 +183,19 @@ fn workloads_selected_by_the_same_services_share_their_exposures() {
     // The other release: its own LoadBalancer, not its ClusterIP Service.
     assert_eq!(exposed(&g.workloads[3]), vec![(services[3], services[3])]);
 }
+
+#[test]
+fn pdbs_with_one_selector_in_one_file_share_their_targets() {
+    let copy = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: web}}\n---\n";
+    let other = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: api}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: api}}\n";
+    let (_docs, g) = graph(&format!("{copy}{copy}{copy}{other}"));
+    let lists: Vec<Option<usize>> = g.pdbs.iter().map(|p| g.pdb_target_list(p)).collect();
+    assert_eq!(lists, [Some(0), Some(0), Some(0), Some(1)]);
+    let all: Vec<ObjId> = g.workloads.iter().map(|w| w.obj).collect();
+    for pdb in &g.pdbs[..3] {
+        let targets: Vec<ObjId> = g.pdb_targets(pdb).iter().map(|w| w.obj).collect();
+        assert_eq!(targets, all);
+    }
+    assert!(g.pdb_target_indices(&g.pdbs[3]).is_empty());
+    assert!(g.workloads.iter().all(|w| g.has_pdb(w)));
+}

@@ -92,8 +92,9 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
         for pdb in &cx.head.ws.graph.pdbs {
             // Only a PDB whose only target is this workload: its expected count is then this
             // workload's replicas, as the disruption controller computes it.
-            let targets = cx.head.ws.graph.pdb_targets(pdb);
-            if targets.len() != 1 || targets[0].obj != w.obj {
+            let graph = &cx.head.ws.graph;
+            let targets = graph.pdb_target_indices(pdb);
+            if targets.len() != 1 || graph.workloads[targets[0]].obj != w.obj {
                 continue;
             }
             if let Some(msg) = pdb_verdict(cx, pdb, o, n) {

@@ -75,7 +75,14 @@ declare_rule! {
     }
 }
 
+/// The replica count of each target of a PDB, and their total.
+type Counts<'a> = (Vec<(&'a crate::k8s::Workload, pod::Replicas)>, i64);
+
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    // The replica counts of a PDB's targets depend only on its list of targets, which PDBs
+    // with one namespace, selector and file share: read once per list.
+    let mut counts_of: std::collections::HashMap<usize, Option<Counts<'_>>> =
+        std::collections::HashMap::new();
     for pdb in &cx.k8s.pdbs {
         let describe = cx.describe(pdb.obj);
         if let Some(at) = pdb.max_unavailable {
@@ -105,22 +112,29 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
         }
-        let targets = cx.k8s.pdb_targets(pdb);
-        if targets.is_empty() {
+        let Some(list) = cx.k8s.pdb_target_list(pdb) else {
             continue;
-        }
-        let mut counts = Vec::new();
-        for w in &targets {
-            match pod::min_replicas(cx.k8s, cx.documents, w) {
-                Some(r) => counts.push((*w, r)),
-                // A DaemonSet or an unreadable count: the total is unknown.
-                None => break,
+        };
+        let counts = counts_of.entry(list).or_insert_with(|| {
+            let targets = cx.k8s.pdb_target_indices(pdb);
+            if targets.is_empty() {
+                return None;
             }
-        }
-        if counts.len() != targets.len() {
+            let counts: Vec<_> = targets
+                .iter()
+                .map(|i| {
+                    let w = &cx.k8s.workloads[*i];
+                    // A DaemonSet or an unreadable count: the total is unknown.
+                    pod::min_replicas(cx.k8s, cx.documents, w).map(|r| (w, r))
+                })
+                .collect::<Option<_>>()?;
+            let total = counts.iter().map(|(_, r)| r.count).sum();
+            Some((counts, total))
+        });
+        let Some((counts, total)) = counts.as_ref() else {
             continue;
-        }
-        let total: i64 = counts.iter().map(|(_, r)| r.count).sum();
+        };
+        let total = *total;
         if total <= 0 {
             continue;
         }

@@ -75,7 +75,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let ns = &cx.obj(pdb.obj).namespace;
         // Evidence needed: workloads written close to the PDB, and no custom resource there
         // that may own the pods (an Alertmanager, Prometheus or database made by an operator).
-        if !cx.k8s.pdb_targets(pdb).is_empty()
+        if !cx.k8s.pdb_target_indices(pdb).is_empty()
             || !cx.k8s.has_workloads_near(pdb.obj)
             || cx.k8s.pod_owner_near(pdb.obj).is_some()
         {
