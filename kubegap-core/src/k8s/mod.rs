@@ -335,6 +335,13 @@ pub struct Graph {
     hpa_workload: ObjIndex,
     /// Workloads some PodDisruptionBudget selects, by object id.
     workload_pdbs: Vec<bool>,
+    /// Whether the workloads' files never decrease in workload order (they are added in
+    /// document order, documents in file order), so that a file's workloads among ascending
+    /// workload indices are a run ([`Graph::nearest_workloads`]).
+    workloads_by_file: bool,
+    /// Directory → its workloads (ascending indices into `workloads`), for
+    /// [`Graph::nearest_workloads`]; set only when `workloads_by_file` is.
+    dir_workloads: std::collections::HashMap<std::sync::Arc<[String]>, Vec<usize>>,
     /// PDB object → index into `pdb_selections`: the workloads it selects.
     pdb_groups: ObjIndex,
     /// Distinct lists of indices into `workloads` selected by PDBs (one per group of PDBs
@@ -631,6 +638,23 @@ impl Graph {
         graph.pdbs.shrink_to_fit();
         graph.hpas.shrink_to_fit();
         graph.config_maps.shrink_to_fit();
+        graph.workloads_by_file = graph
+            .workloads
+            .windows(2)
+            .all(|w| graph.objects[w[0].obj].place.file <= graph.objects[w[1].obj].place.file);
+        if graph.workloads_by_file {
+            for (wi, w) in graph.workloads.iter().enumerate() {
+                let dir = &graph.objects[w.obj].place.dir;
+                match graph.dir_workloads.get_mut(&**dir) {
+                    Some(list) => list.push(wi),
+                    None => {
+                        graph
+                            .dir_workloads
+                            .insert(std::sync::Arc::clone(dir), vec![wi]);
+                    }
+                }
+            }
+        }
         graph.sort_index();
         graph.link();
         graph.index_files();
@@ -749,6 +773,53 @@ impl Graph {
             }
         }
         result
+    }
+
+    /// [`Graph::nearest`] among the workloads `candidates` (ascending indices into `workloads`)
+    /// that `matches` keeps, seen from object `from`. The file, then the directory, are the
+    /// nearest places: when `from`'s file holds matching candidates they are the answer, else
+    /// those of its directory if any, all equally near. Workloads being in file order, a
+    /// binary search finds the file's, and the directory's come from its own list, without
+    /// the nearness of every other candidate (4,000 Services in 4,000 files or directories,
+    /// each selecting every one's Deployment, were 16 million comparisons).
+    fn nearest_workloads(
+        &self,
+        from: ObjId,
+        candidates: &[usize],
+        matches: impl Fn(usize) -> bool,
+    ) -> (Vec<usize>, Option<Near>) {
+        let place = &self.objects[from].place;
+        if let (Some(file), true) = (place.file, self.workloads_by_file) {
+            let file_of = |wi: &usize| self.objects[self.workloads[*wi].obj].place.file;
+            let lo = candidates.partition_point(|wi| file_of(wi) < Some(file));
+            let len = candidates[lo..].partition_point(|wi| file_of(wi) == Some(file));
+            let here: Vec<usize> = candidates[lo..lo + len]
+                .iter()
+                .copied()
+                .filter(|wi| matches(*wi))
+                .collect();
+            if !here.is_empty() {
+                return (here, Some(Near::File));
+            }
+            let in_dir = self
+                .dir_workloads
+                .get(&*place.dir)
+                .map_or(&[][..], Vec::as_slice);
+            // Only when the directory holds fewer workloads than there are candidates (it
+            // is walked with a binary search in the candidates for each).
+            if in_dir.len() < candidates.len() {
+                let here: Vec<usize> = in_dir
+                    .iter()
+                    .copied()
+                    .filter(|wi| candidates.binary_search(wi).is_ok() && matches(*wi))
+                    .collect();
+                if !here.is_empty() {
+                    return (here, Some(Near::Dir));
+                }
+            }
+        }
+        let matching = candidates.iter().copied().filter(|wi| matches(*wi));
+        self.nearest(from, matching, |wi| self.workloads[wi].obj)
     }
 
     /// Marks what kustomize patches change in the workloads they patch (and in themselves): a
@@ -895,9 +966,7 @@ impl Graph {
                         }
                     })
                 };
-                let matching = candidates.iter().copied().filter(|wi| matches(*wi));
-                let (mut selected, near) =
-                    self.nearest(service.obj, matching, |wi| self.workloads[wi].obj);
+                let (mut selected, near) = self.nearest_workloads(service.obj, candidates, matches);
                 selected.shrink_to_fit();
                 (selected, near)
             })
@@ -1608,11 +1677,9 @@ impl Graph {
                 &in_namespace
             }
         };
-        let matching = candidates
-            .iter()
-            .copied()
-            .filter(|i| matches(&self.workloads[*i]));
-        let mut targets = self.nearest(pdb.obj, matching, |i| self.workloads[i].obj).0;
+        let mut targets = self
+            .nearest_workloads(pdb.obj, candidates, |i| matches(&self.workloads[i]))
+            .0;
         targets.shrink_to_fit();
         targets
     }

@@ -199,3 +199,78 @@ fn pdbs_with_one_selector_in_one_file_share_their_targets() {
     assert!(g.pdb_target_indices(&g.pdbs[3]).is_empty());
     assert!(g.workloads.iter().all(|w| g.has_pdb(w)));
 }
+
+#[test]
+fn nearest_selected_workloads_are_those_of_a_scan_of_every_candidate() {
+    // Services and PDBs selecting `app: web` from files that hold such a workload, from
+    // directories that do (beside a workload of another namespace, and one in a
+    // subdirectory), and from where only the whole run does. The file and directory
+    // shortcuts must give what the nearness of every candidate gives.
+    let dep = |name: &str, ns: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  template:\n    metadata: {{labels: {{app: web, tier: {name}}}}}\n    spec:\n      containers: [{{name: c, image: nginx}}]\n---\n")
+    };
+    let svc = |name: &str, ns: &str| {
+        format!("apiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  selector: {{app: web}}\n  ports: [{{port: 80}}]\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}, namespace: {ns}}}\nspec:\n  maxUnavailable: 1\n  selector: {{matchLabels: {{app: web}}}}\n---\n")
+    };
+    let files: Vec<(&str, String)> = vec![
+        ("a/dep1.yaml", dep("d1", "ns")),
+        ("a/dep2.yaml", dep("d2", "ns") + &svc("s2", "ns")),
+        ("a/other.yaml", dep("o1", "other")),
+        ("a/sub/dep3.yaml", dep("d3", "ns")),
+        ("a/svc.yaml", svc("s1", "ns")),
+        ("b/svc.yaml", svc("s3", "ns")),
+        ("b/deep/svc.yaml", svc("s4", "ns")),
+        ("c/dep.yaml", dep("d4", "ns") + &dep("d5", "ns")),
+        ("c/svc.yaml", svc("s5", "ns") + &svc("s6", "other")),
+    ];
+    // Once in file order, once with the files numbered backwards (workloads then not in
+    // file order: no shortcut).
+    for backwards in [false, true] {
+        let mut docs = Vec::new();
+        let mut names = Vec::new();
+        for (i, (name, text)) in files.iter().enumerate() {
+            let n = u32::try_from(i).unwrap();
+            let id = FileId(if backwards { 100 - n } else { n });
+            let (d, errors) = crate::yaml::parse(id, text.as_str());
+            assert!(errors.is_empty(), "{errors:?}");
+            docs.extend(d);
+            names.push((id, *name));
+        }
+        let places = scope::Places::build(&docs, names.iter().copied());
+        let g = Graph::build_in(&docs, places);
+        assert_eq!(g.workloads_by_file, !backwards);
+        let scan = |from: ObjId, ns: &str| -> Vec<usize> {
+            let matching = (0..g.workloads.len()).filter(|wi| {
+                let w = &g.workloads[*wi];
+                g.objects[w.obj].namespace == ns
+                    && w.labels.get("app").map(|v| v.as_str()) == Some("web")
+            });
+            g.nearest(from, matching, |wi| g.workloads[wi].obj).0
+        };
+        let name_of = |wi: &usize| g.objects[g.workloads[*wi].obj].name.to_string();
+        let mut seen = Vec::new();
+        for (s, p) in g.services.iter().zip(&g.pdbs) {
+            let o = &g.objects[s.obj];
+            let expected = scan(s.obj, &o.namespace);
+            assert_eq!(g.service_target_indices(s), expected, "{}", o.name);
+            assert_eq!(g.pdb_target_indices(p), expected, "{}", o.name);
+            seen.push((
+                o.name.to_string(),
+                expected.iter().map(name_of).collect::<Vec<_>>(),
+            ));
+        }
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            seen,
+            vec![
+                ("s2".to_string(), names(&["d2"])),
+                ("s1".to_string(), names(&["d1", "d2"])),
+                ("s3".to_string(), names(&["d1", "d2", "d3", "d4", "d5"])),
+                ("s4".to_string(), names(&["d1", "d2", "d3", "d4", "d5"])),
+                ("s5".to_string(), names(&["d4", "d5"])),
+                ("s6".to_string(), names(&["o1"])),
+            ],
+            "backwards: {backwards}"
+        );
+    }
+}
