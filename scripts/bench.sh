@@ -71,6 +71,9 @@ if [ ! -s "$in/identical-10mb.yaml" ]; then
   n=$((10000000 / $(wc -c < testdata/cli/helm-stream.yaml)))
   for ((i = 0; i < n; i++)); do cat testdata/cli/helm-stream.yaml; echo '---'; done > "$in/identical-10mb.yaml"
 fi
+for n in 2000 4000; do
+  [ -d "$in/same-labels-$n" ] || python3 scripts/gen_shapes.py same-labels "$in/same-labels-$n" $n
+done
 [ -s "$in/haproxy-300k.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 300000 > "$in/haproxy-300k.cfg"
 [ -s "$in/haproxy-1m.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 1000000 > "$in/haproxy-1m.cfg"
 
@@ -147,6 +150,8 @@ solo "3,200 copies of one release" "$lint $in/copies-3200.yaml"
 solo "1,600 copies of one release" "$lint $in/copies-1600.yaml"
 solo "identical copies of testdata/cli/helm-stream.yaml" "$lint $in/identical-10mb.yaml"
 solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
+solo "2,000 apps labelled alike, one directory each" "$lint $in/same-labels-2000"
+solo "4,000 apps labelled alike, one directory each" "$lint $in/same-labels-4000"
 solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
 solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
 solo "one small file" "$bin lint testdata/cli/clean.yaml" 5

@@ -9,6 +9,11 @@
                                      half reaching a Service by cluster DNS name, half by
                                      nodePort (the resolve_target shape)
   gen_shapes.py haproxy-lines N      an haproxy.cfg of about N lines on stdout
+  gen_shapes.py same-labels DIR N    N apps in N directories of one namespace, all labelled
+                                     `app: web`: each a Deployment in deployment.yaml, a
+                                     LoadBalancer Service and a PDB in service.yaml, and an
+                                     Ingress in ingress.yaml (every selector matches every
+                                     app's pods; the nearest are the directory's)
 """
 import os
 import subprocess
@@ -165,6 +170,57 @@ backend be{b}
         b += 1
 
 
+def same_labels(dest, n):
+    for i in range(n):
+        d = os.path.join(dest, f"app{i:05d}")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "deployment.yaml"), "w") as f:
+            f.write(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: app{i}}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.25
+          ports: [{{name: http, containerPort: 8080}}]
+          readinessProbe: {{httpGet: {{path: /, port: http}}}}
+""")
+        with open(os.path.join(d, "service.yaml"), "w") as f:
+            f.write(f"""apiVersion: v1
+kind: Service
+metadata: {{name: app{i}}}
+spec:
+  type: LoadBalancer
+  selector: {{app: web}}
+  ports: [{{name: http, port: 80, targetPort: http}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: app{i}}}
+spec:
+  minAvailable: 1
+  selector: {{matchLabels: {{app: web}}}}
+""")
+        with open(os.path.join(d, "ingress.yaml"), "w") as f:
+            f.write(f"""apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {{name: app{i}}}
+spec:
+  rules:
+    - host: app{i}.example.com
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend: {{service: {{name: app{i}, port: {{name: http}}}}}}
+""")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "small":
@@ -175,6 +231,8 @@ def main():
         haproxy_services(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "haproxy-lines":
         haproxy_lines(int(sys.argv[2]))
+    elif cmd == "same-labels":
+        same_labels(sys.argv[2], int(sys.argv[3]))
     else:
         sys.exit(__doc__)
 
