@@ -222,6 +222,11 @@ fn nearest_selected_workloads_are_those_of_a_scan_of_every_candidate() {
         ("b/deep/svc.yaml", svc("s4", "ns")),
         ("c/dep.yaml", dep("d4", "ns") + &dep("d5", "ns")),
         ("c/svc.yaml", svc("s5", "ns") + &svc("s6", "other")),
+        // More candidates than directory a has objects, so that its directory is looked at.
+        (
+            "e/many.yaml",
+            dep("d6", "ns") + &dep("d7", "ns") + &dep("d8", "ns"),
+        ),
     ];
     // Once in file order, once with the files numbered backwards (workloads then not in
     // file order: no shortcut).
@@ -238,7 +243,7 @@ fn nearest_selected_workloads_are_those_of_a_scan_of_every_candidate() {
         }
         let places = scope::Places::build(&docs, names.iter().copied());
         let g = Graph::build_in(&docs, places);
-        assert_eq!(g.workloads_by_file, !backwards);
+        assert_eq!(g.objects_by_file, !backwards);
         let scan = |from: ObjId, ns: &str| -> Vec<usize> {
             let matching = (0..g.workloads.len()).filter(|wi| {
                 let w = &g.workloads[*wi];
@@ -265,12 +270,65 @@ fn nearest_selected_workloads_are_those_of_a_scan_of_every_candidate() {
             vec![
                 ("s2".to_string(), names(&["d2"])),
                 ("s1".to_string(), names(&["d1", "d2"])),
-                ("s3".to_string(), names(&["d1", "d2", "d3", "d4", "d5"])),
-                ("s4".to_string(), names(&["d1", "d2", "d3", "d4", "d5"])),
+                (
+                    "s3".to_string(),
+                    names(&["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"])
+                ),
+                (
+                    "s4".to_string(),
+                    names(&["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8"])
+                ),
                 ("s5".to_string(), names(&["d4", "d5"])),
                 ("s6".to_string(), names(&["o1"])),
             ],
             "backwards: {backwards}"
         );
+    }
+}
+
+#[test]
+fn a_name_resolves_to_what_a_scan_of_every_same_named_object_gives() {
+    // Services named `web` in one file, beside others in one directory, in a subdirectory and
+    // elsewhere; every object of the input looks the name up.
+    let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ns}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n---\n";
+    let ing = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: ns}\nspec:\n  defaultBackend: {service: {name: web, port: {number: 80}}}\n---\n";
+    let files: Vec<(&str, String)> = vec![
+        ("a/both.yaml", format!("{svc}{ing}{svc}")),
+        ("a/ingress.yaml", ing.to_string()),
+        ("a/svc.yaml", svc.to_string()),
+        ("a/sub/svc.yaml", svc.to_string()),
+        ("b/ingress.yaml", ing.to_string()),
+        ("c/svc.yaml", format!("{svc}{svc}")),
+        ("c/d/ingress.yaml", ing.to_string()),
+    ];
+    for backwards in [false, true] {
+        let mut docs = Vec::new();
+        let mut names = Vec::new();
+        for (i, (name, text)) in files.iter().enumerate() {
+            let n = u32::try_from(i).unwrap();
+            let id = FileId(if backwards { 100 - n } else { n });
+            let (d, errors) = crate::yaml::parse(id, text.as_str());
+            assert!(errors.is_empty(), "{errors:?}");
+            docs.extend(d);
+            names.push((id, *name));
+        }
+        let g = Graph::build_in(&docs, scope::Places::build(&docs, names.iter().copied()));
+        assert_eq!(g.objects_by_file, !backwards);
+        let candidates = g.find("Service", "ns", "web");
+        assert_eq!(candidates.len(), 6);
+        let mut near = Vec::new();
+        for from in 0..g.object_count() {
+            let (found, how) = g.nearest_named(from, candidates);
+            let (scanned, scan_how) = g.nearest(from, candidates.iter().copied(), |o| o);
+            assert_eq!((&*found, how), (&scanned[..], scan_how), "from {from}");
+            near.push((found.len(), how));
+        }
+        // The file, the directory and the whole run each answered some lookup.
+        for want in [Near::File, Near::Dir, Near::Run] {
+            assert!(
+                near.iter().any(|(_, how)| *how == Some(want)),
+                "{want:?}: {near:?}"
+            );
+        }
     }
 }
