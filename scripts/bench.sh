@@ -73,6 +73,7 @@ if [ ! -s "$in/identical-10mb.yaml" ]; then
 fi
 for n in 2000 4000; do
   [ -d "$in/same-labels-$n" ] || python3 scripts/gen_shapes.py same-labels "$in/same-labels-$n" $n
+  [ -d "$in/same-names-$n" ] || python3 scripts/gen_shapes.py same-names "$in/same-names-$n" $n
 done
 [ -s "$in/haproxy-300k.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 300000 > "$in/haproxy-300k.cfg"
 [ -s "$in/haproxy-1m.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 1000000 > "$in/haproxy-1m.cfg"
@@ -152,6 +153,8 @@ solo "identical copies of testdata/cli/helm-stream.yaml" "$lint $in/identical-10
 solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
 solo "2,000 apps labelled alike, one directory each" "$lint $in/same-labels-2000"
 solo "4,000 apps labelled alike, one directory each" "$lint $in/same-labels-4000"
+solo "2,000 apps named alike, one directory each" "$lint $in/same-names-2000"
+solo "4,000 apps named alike, one directory each" "$lint $in/same-names-4000"
 solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
 solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
 solo "one small file" "$bin lint testdata/cli/clean.yaml" 5

@@ -14,6 +14,10 @@
                                      LoadBalancer Service and a PDB in service.yaml, and an
                                      Ingress in ingress.yaml (every selector matches every
                                      app's pods; the nearest are the directory's)
+  gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
+                                     a Deployment in deployment.yaml, an HPA, a Service and an
+                                     Ingress naming `web` in refs.yaml (every name matches N
+                                     objects; the nearest are the directory's)
 """
 import os
 import subprocess
@@ -221,6 +225,55 @@ spec:
 """)
 
 
+def same_names(dest, n):
+    for i in range(n):
+        d = os.path.join(dest, f"app{i:05d}")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "deployment.yaml"), "w") as f:
+            f.write(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: web{i}}}}}
+  template:
+    metadata: {{labels: {{app: web{i}}}}}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.25
+          ports: [{{name: http, containerPort: 8080}}]
+""")
+        with open(os.path.join(d, "refs.yaml"), "w") as f:
+            f.write(f"""apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: web}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}
+  minReplicas: 2
+  maxReplicas: 5
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: web}}
+spec:
+  selector: {{app: web{i}}}
+  ports: [{{name: http, port: 80, targetPort: http}}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {{name: web}}
+spec:
+  rules:
+    - host: app{i}.example.com
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend: {{service: {{name: web, port: {{name: http}}}}}}
+""")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "small":
@@ -233,6 +286,8 @@ def main():
         haproxy_lines(int(sys.argv[2]))
     elif cmd == "same-labels":
         same_labels(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "same-names":
+        same_names(sys.argv[2], int(sys.argv[3]))
     else:
         sys.exit(__doc__)
 
