@@ -421,40 +421,6 @@ fn parse_reports_a_document_over_the_node_limit_and_reads_the_others() {
 }
 
 #[test]
-fn a_thread_parses_a_file_the_same_after_any_other_file() {
-    // The builder's buffers stay with the thread for its next file (and pass from the scanner
-    // to granit-parser when the scanner gives a file up halfway): what one file leaves there
-    // (a document cut by an error or given up by the scanner, escaped values, duplicate keys,
-    // deep nesting) must not reach the next.
-    let files: [&'static str; 9] = [
-        "a: \"x\\ty\"\nb: {c: [1, 2], d: e}\nb: again\n---\nf: |\n  g\n",
-        "k: [1, {m: n}\n",
-        "k: {m: [1, 2\n",
-        "s: \"tab\\there\"\nk: 1\nk: 2\n",
-        "x:\n  - - - - [deep, {er: still}]\n",
-        "a: 1\n---\nb: [\n",
-        "a:\n  b: 1\n  c: &anchor [x, y]\n  d: *anchor\n",
-        "a:\n  b: 1\n  c: !!str 2\n? complex\n: key\n",
-        "a: 1\n",
-    ];
-    let fresh: Vec<_> = files
-        .iter()
-        .map(|&f| std::thread::spawn(move || parse_str(f)).join().unwrap())
-        .collect();
-    for i in 0..files.len() {
-        let j = (i + 1) % files.len();
-        assert_eq!(parse_str(files[i]), fresh[i], "{:?}", files[i]);
-        assert_eq!(
-            parse_str(files[j]),
-            fresh[j],
-            "{:?} after {:?}",
-            files[j],
-            files[i]
-        );
-    }
-}
-
-#[test]
 fn a_builder_hands_its_buffers_to_the_next_one_empty() {
     let text = Arc::new("a: \"b\\tc\"\nd: [e, f\n".to_string());
     {
