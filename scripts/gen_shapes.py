@@ -174,104 +174,88 @@ backend be{b}
         b += 1
 
 
-def same_labels(dest, n):
-    for i in range(n):
-        d = os.path.join(dest, f"app{i:05d}")
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "deployment.yaml"), "w") as f:
-            f.write(f"""apiVersion: apps/v1
+def deployment(name, app, probe):
+    """A Deployment of `app`-labelled nginx pods, with a readiness probe if `probe`."""
+    text = f"""apiVersion: apps/v1
 kind: Deployment
-metadata: {{name: app{i}}}
+metadata: {{name: {name}}}
 spec:
   replicas: 2
-  selector: {{matchLabels: {{app: web}}}}
+  selector: {{matchLabels: {{app: {app}}}}}
   template:
-    metadata: {{labels: {{app: web}}}}
+    metadata: {{labels: {{app: {app}}}}}
     spec:
       containers:
         - name: web
           image: nginx:1.25
           ports: [{{name: http, containerPort: 8080}}]
-          readinessProbe: {{httpGet: {{path: /, port: http}}}}
-""")
-        with open(os.path.join(d, "service.yaml"), "w") as f:
-            f.write(f"""apiVersion: v1
+"""
+    if probe:
+        text += "          readinessProbe: {httpGet: {path: /, port: http}}\n"
+    return text
+
+
+def service(name, app, load_balancer):
+    """A Service of port `http` selecting `app`."""
+    kind = "  type: LoadBalancer\n" if load_balancer else ""
+    return f"""apiVersion: v1
 kind: Service
-metadata: {{name: app{i}}}
+metadata: {{name: {name}}}
 spec:
-  type: LoadBalancer
-  selector: {{app: web}}
+{kind}  selector: {{app: {app}}}
   ports: [{{name: http, port: 80, targetPort: http}}]
----
-apiVersion: policy/v1
+"""
+
+
+def ingress(name, host, backend):
+    """An Ingress sending `host` to Service `backend`'s port `http`."""
+    return f"""apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {{name: {name}}}
+spec:
+  rules:
+    - host: {host}
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend: {{service: {{name: {backend}, port: {{name: http}}}}}}
+"""
+
+
+def write(dest, name, *docs):
+    with open(os.path.join(dest, name), "w") as f:
+        f.write("---\n".join(docs))
+
+
+def same_labels(dest, n):
+    for i in range(n):
+        d = os.path.join(dest, f"app{i:05d}")
+        os.makedirs(d, exist_ok=True)
+        write(d, "deployment.yaml", deployment(f"app{i}", "web", probe=True))
+        write(d, "service.yaml", service(f"app{i}", "web", load_balancer=True), f"""apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {{name: app{i}}}
 spec:
   minAvailable: 1
   selector: {{matchLabels: {{app: web}}}}
 """)
-        with open(os.path.join(d, "ingress.yaml"), "w") as f:
-            f.write(f"""apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {{name: app{i}}}
-spec:
-  rules:
-    - host: app{i}.example.com
-      http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend: {{service: {{name: app{i}, port: {{name: http}}}}}}
-""")
+        write(d, "ingress.yaml", ingress(f"app{i}", f"app{i}.example.com", f"app{i}"))
 
 
 def same_names(dest, n):
     for i in range(n):
         d = os.path.join(dest, f"app{i:05d}")
         os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "deployment.yaml"), "w") as f:
-            f.write(f"""apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: web}}
-spec:
-  replicas: 2
-  selector: {{matchLabels: {{app: web{i}}}}}
-  template:
-    metadata: {{labels: {{app: web{i}}}}}
-    spec:
-      containers:
-        - name: web
-          image: nginx:1.25
-          ports: [{{name: http, containerPort: 8080}}]
-""")
-        with open(os.path.join(d, "refs.yaml"), "w") as f:
-            f.write(f"""apiVersion: autoscaling/v2
+        write(d, "deployment.yaml", deployment("web", f"web{i}", probe=False))
+        write(d, "refs.yaml", """apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
-metadata: {{name: web}}
+metadata: {name: web}
 spec:
-  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
   minReplicas: 2
   maxReplicas: 5
----
-apiVersion: v1
-kind: Service
-metadata: {{name: web}}
-spec:
-  selector: {{app: web{i}}}
-  ports: [{{name: http, port: 80, targetPort: http}}]
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {{name: web}}
-spec:
-  rules:
-    - host: app{i}.example.com
-      http:
-        paths:
-          - path: /
-            pathType: Prefix
-            backend: {{service: {{name: web, port: {{name: http}}}}}}
-""")
+""", service("web", f"web{i}", load_balancer=False), ingress("web", f"app{i}.example.com", "web"))
 
 
 def main():

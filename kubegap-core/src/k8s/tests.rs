@@ -10,6 +10,23 @@ fn graph(text: &str) -> (Vec<Document>, Graph) {
     (docs, g)
 }
 
+/// The graph of `(name, text)` files with their places, the files numbered in order or, with
+/// `backwards`, from the last (documents then not in file-id order).
+fn graph_of_files(files: &[(&str, String)], backwards: bool) -> (Vec<Document>, Graph) {
+    let mut docs = Vec::new();
+    let mut names = Vec::new();
+    for (i, (name, text)) in files.iter().enumerate() {
+        let n = u32::try_from(i).unwrap();
+        let id = FileId(if backwards { 100 - n } else { n });
+        let (d, errors) = crate::yaml::parse(id, text.as_str());
+        assert!(errors.is_empty(), "{errors:?}");
+        docs.extend(d);
+        names.push((id, *name));
+    }
+    let g = Graph::build_in(&docs, scope::Places::build(&docs, names.iter().copied()));
+    (docs, g)
+}
+
 const APP: &str = r#"
 apiVersion: apps/v1
 kind: Deployment
@@ -231,18 +248,7 @@ fn nearest_selected_workloads_are_those_of_a_scan_of_every_candidate() {
     // Once in file order, once with the files numbered backwards (workloads then not in
     // file order: no shortcut).
     for backwards in [false, true] {
-        let mut docs = Vec::new();
-        let mut names = Vec::new();
-        for (i, (name, text)) in files.iter().enumerate() {
-            let n = u32::try_from(i).unwrap();
-            let id = FileId(if backwards { 100 - n } else { n });
-            let (d, errors) = crate::yaml::parse(id, text.as_str());
-            assert!(errors.is_empty(), "{errors:?}");
-            docs.extend(d);
-            names.push((id, *name));
-        }
-        let places = scope::Places::build(&docs, names.iter().copied());
-        let g = Graph::build_in(&docs, places);
+        let (_docs, g) = graph_of_files(&files, backwards);
         assert_eq!(g.objects_by_file, !backwards);
         let scan = |from: ObjId, ns: &str| -> Vec<usize> {
             let matching = (0..g.workloads.len()).filter(|wi| {
@@ -302,17 +308,7 @@ fn a_name_resolves_to_what_a_scan_of_every_same_named_object_gives() {
         ("c/d/ingress.yaml", ing.to_string()),
     ];
     for backwards in [false, true] {
-        let mut docs = Vec::new();
-        let mut names = Vec::new();
-        for (i, (name, text)) in files.iter().enumerate() {
-            let n = u32::try_from(i).unwrap();
-            let id = FileId(if backwards { 100 - n } else { n });
-            let (d, errors) = crate::yaml::parse(id, text.as_str());
-            assert!(errors.is_empty(), "{errors:?}");
-            docs.extend(d);
-            names.push((id, *name));
-        }
-        let g = Graph::build_in(&docs, scope::Places::build(&docs, names.iter().copied()));
+        let (_docs, g) = graph_of_files(&files, backwards);
         assert_eq!(g.objects_by_file, !backwards);
         let candidates = g.find("Service", "ns", "web");
         assert_eq!(candidates.len(), 6);
