@@ -162,7 +162,18 @@ fn decode(id: FileId, bytes: Vec<u8>, kind: FileKind) -> (String, Option<ParseEr
 
 /// Decodes and parses every input. Inputs are sorted by name first (and duplicates dropped), so
 /// file ids do not depend on argument order.
-pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
+pub fn load(inputs: Vec<Input>, settings: &Settings) -> Workspace {
+    load_with(inputs, settings, false)
+}
+
+/// [`load`] for the rules alone: the spec of a CustomResourceDefinition is not kept (see
+/// [`yaml::parse_stream_for_rules`]), which no rule reads. [`lint`] and [`chains`] load this
+/// way; `kubegap diff`, which compares whole objects, loads with [`load`].
+pub fn load_for_rules(inputs: Vec<Input>, settings: &Settings) -> Workspace {
+    load_with(inputs, settings, true)
+}
+
+fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Workspace {
     inputs.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
     // The same file named twice (`k8s/a.yaml` and `./k8s/a.yaml`, or a directory and a file in
     // it) is linted once, under the smallest of its names, whatever the argument order. Files
@@ -293,7 +304,11 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
                                 (Vec::new(), Some(config), errors)
                             }
                             _ => {
-                                let (docs, errors) = yaml::parse_stream(*id, text);
+                                let (docs, errors) = if for_rules {
+                                    yaml::parse_stream_for_rules(*id, text)
+                                } else {
+                                    yaml::parse_stream(*id, text)
+                                };
                                 (docs, None, errors)
                             }
                         },
@@ -354,7 +369,7 @@ pub fn load(mut inputs: Vec<Input>, settings: &Settings) -> Workspace {
 /// Loads the inputs and builds every timeout chain, as rules see them (`kubegap chains`): the
 /// files (to print spans) and the chains.
 pub fn chains(inputs: Vec<Input>, settings: &Settings) -> (SourceMap, Vec<crate::chain::Chain>) {
-    let workspace = load(inputs, settings);
+    let workspace = load_for_rules(inputs, settings);
     let chains = workspace.chains(settings);
     (workspace.files, chains)
 }
@@ -722,13 +737,13 @@ fn origin_of(documents: &[Document], span: Span) -> Option<String> {
 
 /// Loads and checks in one call.
 pub fn lint(inputs: Vec<Input>, settings: &Settings) -> Report {
-    let workspace = load(inputs, settings);
+    let workspace = load_for_rules(inputs, settings);
     check(workspace, settings)
 }
 
 /// [`lint`] for a process about to exit: see [`check_keeping`].
 pub fn lint_keeping(inputs: Vec<Input>, settings: &Settings) -> (Report, Spent) {
-    let workspace = load(inputs, settings);
+    let workspace = load_for_rules(inputs, settings);
     check_keeping(workspace, settings)
 }
 
@@ -939,5 +954,72 @@ spec:
             sort_findings(&files, &mut sorted);
             assert_eq!(sorted, expected, "rotated by {rotate}");
         }
+    }
+}
+
+#[cfg(test)]
+mod for_rules_tests {
+    use super::*;
+
+    /// A definition with a schema, as charts and operators ship them.
+    const DEFINITION: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec: {type: object, properties: {replicas: {type: integer}}}
+---
+";
+
+    /// Every rule's `invalid.yaml` fixture with a definition before its documents: loaded for the
+    /// rules (the definitions' specs dropped) and whole, the same report, to the byte of every
+    /// span after a dropped spec.
+    #[test]
+    fn dropping_the_definitions_specs_changes_no_finding() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/rules");
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+            .expect("testdata/rules")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        dirs.sort();
+        let inputs = || -> Vec<Input> {
+            dirs.iter()
+                .filter_map(|dir| {
+                    let path = dir.join("invalid.yaml");
+                    let mut bytes = DEFINITION.as_bytes().to_vec();
+                    bytes.extend(std::fs::read(&path).ok()?);
+                    Some(Input {
+                        name: path.display().to_string(),
+                        path: Some(path),
+                        bytes,
+                        kind: FileKind::Yaml,
+                    })
+                })
+                .collect()
+        };
+        let settings = Settings::default();
+        let files = inputs().len();
+        assert!(files > 30, "{files} fixtures");
+        let whole = load(inputs(), &settings);
+        let for_rules = load_for_rules(inputs(), &settings);
+        let dropped = |ws: &Workspace| ws.documents.iter().filter(|d| d.spec_dropped()).count();
+        assert_eq!(dropped(&whole), 0);
+        assert_eq!(dropped(&for_rules), files);
+        let nodes = |ws: &Workspace| ws.documents.iter().map(|d| d.nodes.len()).sum::<usize>();
+        assert!(nodes(&for_rules) < nodes(&whole));
+        let (whole, for_rules) = (check(whole, &settings), check(for_rules, &settings));
+        assert!(whole.findings.len() > 100, "{}", whole.findings.len());
+        assert_eq!(for_rules.findings, whole.findings);
+        assert_eq!(for_rules.summary, whole.summary);
     }
 }

@@ -11,11 +11,20 @@ fn text(data: &[u8]) -> String {
     String::from_utf8_lossy(data).into_owned()
 }
 
-/// The YAML layer: the event parser and the arena tree, then every accessor rules use on
-/// the documents (through the object graph).
+/// The YAML layer: the event parser and the arena tree as the rules get it, then every
+/// accessor rules use on the documents (through the object graph). A document the rules get
+/// is the whole one, unless it is a definition whose spec was dropped.
 pub fn yaml(data: &[u8]) {
     let text = text(data);
-    let (docs, _) = crate::yaml::parse_stream(FileId(0), &text);
+    let (docs, _) = crate::yaml::parse_stream_for_rules(FileId(0), &text);
+    let (whole, _) = crate::yaml::parse_stream(FileId(0), &text);
+    assert_eq!(docs.len(), whole.len());
+    for (doc, whole) in docs.iter().zip(&whole) {
+        assert!(
+            doc.spec_dropped() || doc == whole,
+            "documents differ for {text:?}"
+        );
+    }
     let graph = crate::k8s::Graph::build(&docs);
     let _ = graph.object_count();
 }

@@ -140,12 +140,13 @@ pub(super) fn parse(
     lo: usize,
     hi: usize,
     coverage: &mut Coverage,
+    prune: bool,
 ) -> Option<(Vec<Document>, Vec<ParseError>)> {
     let b = text.as_bytes().get(..hi)?;
     if !plain_bytes(b.get(lo..)?) {
         return None;
     }
-    let mut builder = Builder::new(file, text);
+    let mut builder = Builder::new(file, text, prune);
     let mut f = Fast {
         file,
         text,
@@ -204,7 +205,7 @@ pub(super) fn parse(
                 }
                 let granit_end = if end < hi { end + 3 } else { hi };
                 let (mut seg_docs, errors, mut pending, mut started) =
-                    super::granit_range(file, text, seg, granit_end, index, pending_at_seg);
+                    super::granit_range(file, text, seg, granit_end, index, pending_at_seg, prune);
                 if !errors.is_empty() {
                     return None;
                 }

@@ -270,6 +270,9 @@ pub struct Document {
     /// Duplicate keys and tags, rare in manifests: boxed apart (`None` when there are none), so
     /// a document is 32 bytes smaller.
     rare: Option<Box<Rare>>,
+    /// Whether the `spec` of this CustomResourceDefinition was not kept (see
+    /// [`parse_stream_for_rules`]).
+    spec_dropped: bool,
 }
 
 /// What few documents have.
@@ -289,6 +292,12 @@ impl Document {
     /// The span of [`Document::origin`].
     pub fn origin_span(&self) -> Option<Span> {
         self.origin
+    }
+
+    /// Whether this is a CustomResourceDefinition whose `spec` was not kept: it reads as an
+    /// empty mapping, spanning the spec as written (see [`parse_stream_for_rules`]).
+    pub fn spec_dropped(&self) -> bool {
+        self.spec_dropped
     }
 
     /// Duplicate mapping keys: (first, duplicate) key nodes.
@@ -767,6 +776,8 @@ struct Builder<'t> {
     anchors: HashMap<usize, NodeId>,
     duplicates: Vec<(NodeId, NodeId)>,
     tags: Vec<(NodeId, String)>,
+    /// Whether a CustomResourceDefinition's `spec` is dropped when its document is finished.
+    prune: bool,
 }
 
 /// Maps with more keys than this find duplicates through a hash map, smaller ones by comparing
@@ -795,7 +806,7 @@ thread_local! {
 }
 
 impl<'t> Builder<'t> {
-    fn new(file: FileId, text: &'t Arc<String>) -> Builder<'t> {
+    fn new(file: FileId, text: &'t Arc<String>, prune: bool) -> Builder<'t> {
         let Scratch {
             nodes,
             values,
@@ -827,6 +838,7 @@ impl<'t> Builder<'t> {
             anchors: HashMap::new(),
             duplicates,
             tags: Vec::new(),
+            prune,
         }
     }
 
@@ -1035,27 +1047,140 @@ impl<'t> Builder<'t> {
             self.abort();
             return None;
         }
+        // Before the tags are taken: a tagged node keeps its document whole.
+        let spec = if self.prune {
+            self.droppable_spec()
+        } else {
+            None
+        };
         let rare = (!self.duplicates.is_empty() || !self.tags.is_empty()).then(|| {
             Box::new(Rare {
                 duplicates: self.duplicates.as_slice().into(),
                 tags: std::mem::take(&mut self.tags).into_boxed_slice(),
             })
         });
+        let (nodes, values, value_ends) = match spec {
+            Some(spec) => self.without_subtree(spec),
+            None => (
+                self.nodes.as_slice().into(),
+                self.values.as_str().into(),
+                self.value_ends.as_slice().into(),
+            ),
+        };
         let doc = Document {
             file: self.file,
             index: self.index,
             text: Arc::clone(self.text),
-            nodes: self.nodes.as_slice().into(),
-            values: self.values.as_str().into(),
-            value_ends: self.value_ends.as_slice().into(),
+            nodes,
+            values,
+            value_ends,
             root: self.root,
             start: self.start,
             end,
             origin: self.origin.take(),
             rare,
+            spec_dropped: spec.is_some(),
         };
         self.abort();
         Some(doc)
+    }
+
+    /// The value of a scalar node of the open document.
+    fn scalar_of(&self, id: NodeId) -> Option<&str> {
+        let n = self.nodes.get(id as usize)?;
+        let kind = n.kind();
+        kind.style()?;
+        Some(scalar_text(
+            self.text,
+            &self.values,
+            &self.value_ends,
+            n,
+            kind,
+        ))
+    }
+
+    /// The `spec` of the open document when it is a CustomResourceDefinition
+    /// (`apiextensions.k8s.io`) with a non-empty spec that can be dropped without moving
+    /// anything reported: no duplicate keys, tags or anchors, whose node ids would move.
+    fn droppable_spec(&self) -> Option<NodeId> {
+        if !self.duplicates.is_empty() || !self.tags.is_empty() || !self.anchors.is_empty() {
+            return None;
+        }
+        let root = self.root?;
+        let n = self.nodes.get(root as usize)?;
+        if n.kind() != Kind::Map {
+            return None;
+        }
+        let children = Children {
+            nodes: &self.nodes,
+            next: root.saturating_add(1),
+            end: n
+                .arg()
+                .min(NodeId::try_from(self.nodes.len()).unwrap_or(NONE)),
+        };
+        let (mut crd, mut api, mut spec) = (false, false, None);
+        for (k, v) in children.pairs() {
+            match self.scalar_of(k) {
+                Some("kind") => crd = self.scalar_of(v) == Some("CustomResourceDefinition"),
+                Some("apiVersion") => {
+                    api = self
+                        .scalar_of(v)
+                        .is_some_and(|a| a.starts_with("apiextensions.k8s.io/"));
+                }
+                Some("spec") => spec = Some(v),
+                _ => {}
+            }
+        }
+        let spec = spec?;
+        let node = self.nodes.get(spec as usize)?;
+        let has_children = matches!(node.kind(), Kind::Map | Kind::Seq) && node.arg() > spec + 1;
+        (crd && api && has_children).then_some(spec)
+    }
+
+    /// Exact-size copies of the open document's nodes and stored values without the children
+    /// of collection `drop` (left as an empty collection with its span): later ids and the
+    /// subtree ends that reach past it move down, stored values are numbered again.
+    fn without_subtree(&self, drop: NodeId) -> (Box<[Node]>, Box<str>, Box<[u32]>) {
+        let from = drop as usize + 1;
+        let past = (self.nodes[drop as usize].arg() as usize).clamp(from, self.nodes.len());
+        let removed = u32::try_from(past - from).unwrap_or(0);
+        let kept = || self.nodes[..from].iter().chain(&self.nodes[past..]);
+        let stored = || kept().filter(|n| n.kind().style().is_some() && n.arg() != NONE_ARG);
+        let mut values = String::with_capacity(
+            stored()
+                .map(|n| scalar_text(self.text, &self.values, &self.value_ends, n, n.kind()).len())
+                .sum(),
+        );
+        let mut value_ends = Vec::with_capacity(stored().count());
+        let mut nodes = Vec::with_capacity(self.nodes.len() - (past - from));
+        for (i, n) in kept().enumerate() {
+            let mut node = *n;
+            match n.kind() {
+                Kind::Seq | Kind::Map if i == drop as usize => node.set_arg(drop + 1),
+                Kind::Seq | Kind::Map if n.arg() as usize >= past => {
+                    node.set_arg(n.arg() - removed);
+                }
+                Kind::Seq | Kind::Map | Kind::Alias => {}
+                kind if n.arg() != NONE_ARG => {
+                    values.push_str(scalar_text(
+                        self.text,
+                        &self.values,
+                        &self.value_ends,
+                        n,
+                        kind,
+                    ));
+                    node.set_arg(u32::try_from(value_ends.len()).unwrap_or(NONE_ARG - 1));
+                    value_ends.push(u32::try_from(values.len()).unwrap_or(NONE - 1));
+                }
+                _ => {}
+            }
+            nodes.push(node);
+        }
+        (
+            nodes.into_boxed_slice(),
+            values.into_boxed_str(),
+            value_ends.into_boxed_slice(),
+        )
     }
 }
 
@@ -1126,11 +1251,26 @@ const CHUNK_BYTES: usize = 2 << 20;
 /// marker at column 0, which YAML forbids inside any scalar, so no document spans two chunks.
 /// The documents share `text` (pass the file's [`Arc<String>`] to avoid a copy).
 pub fn parse_stream(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
+    stream(file, text.into_shared(), false)
+}
+
+/// [`parse_stream`] for the rules: the `spec` of a CustomResourceDefinition is not kept (no rule
+/// reads it), which is most of the nodes of a chart or an operator's install manifests (82 % of
+/// the bytes of the corpus's manifests). What is reported does not change: the spec's key and
+/// span stay (it reads as an empty mapping, see [`Document::spec_dropped`]), and a definition
+/// with duplicate keys, tags or anchors is kept whole, as is one in a `List`.
+pub fn parse_stream_for_rules(
+    file: FileId,
+    text: impl SharedText,
+) -> (Vec<Document>, Vec<ParseError>) {
+    stream(file, text.into_shared(), true)
+}
+
+fn stream(file: FileId, text: Arc<String>, prune: bool) -> (Vec<Document>, Vec<ParseError>) {
     use rayon::prelude::*;
-    let text: Arc<String> = text.into_shared();
     let cuts = chunk_starts(&text, CHUNK_BYTES);
     if cuts.len() <= 1 {
-        return parse_range(file, &text, 0, text.len());
+        return parse_range(file, &text, 0, text.len(), prune);
     }
     let ranges: Vec<(usize, usize)> = cuts
         .iter()
@@ -1139,7 +1279,7 @@ pub fn parse_stream(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<
         .collect();
     let parts: Vec<(Vec<Document>, Vec<ParseError>)> = ranges
         .par_iter()
-        .map(|(start, end)| parse_range(file, &text, *start, *end))
+        .map(|(start, end)| parse_range(file, &text, *start, *end, prune))
         .collect();
     // The first chunk's vector grows to the exact total (a large allocation grows in place,
     // without a second copy of every document alive at once).
@@ -1223,14 +1363,14 @@ fn find_marker(bytes: &[u8], from: usize) -> Option<usize> {
 /// parsing resumes at the next document. The documents hold `text` (shared).
 pub fn parse(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     let text: Arc<String> = text.into_shared();
-    parse_range(file, &text, 0, text.len())
+    parse_range(file, &text, 0, text.len(), false)
 }
 
 /// Parses a YAML stream with granit-parser alone (no scanner of kubegap's own): the reference
 /// the scanner is compared with in tests, fuzzing and benchmarks. Same result as [`parse`].
 pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     let text: Arc<String> = text.into_shared();
-    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None);
+    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None, false);
     (docs, errors)
 }
 
@@ -1239,7 +1379,7 @@ pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, V
 pub fn scanner_coverage(text: &str) -> fast::Coverage {
     let text: Arc<String> = Arc::new(text.to_string());
     let mut coverage = fast::Coverage::default();
-    if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage).is_none() {
+    if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage, false).is_none() {
         coverage.whole = true;
     }
     coverage
@@ -1252,12 +1392,13 @@ fn parse_range(
     text: &Arc<String>,
     lo: usize,
     hi: usize,
+    prune: bool,
 ) -> (Vec<Document>, Vec<ParseError>) {
     let mut coverage = fast::Coverage::default();
-    match fast::parse(file, text, lo, hi, &mut coverage) {
+    match fast::parse(file, text, lo, hi, &mut coverage, prune) {
         Some(parsed) => parsed,
         None => {
-            let (docs, errors, _, _) = granit_range(file, text, lo, hi, 0, None);
+            let (docs, errors, _, _) = granit_range(file, text, lo, hi, 0, None, prune);
             (docs, errors)
         }
     }
@@ -1274,6 +1415,7 @@ fn granit_range(
     hi: usize,
     index: u32,
     pending: Option<Span>,
+    prune: bool,
 ) -> (Vec<Document>, Vec<ParseError>, Option<Span>, u32) {
     let first_index = index;
     let chunk = text.get(lo..hi).unwrap_or("");
@@ -1286,7 +1428,7 @@ fn granit_range(
     let mut parser = Parser::new_from_str_with_options(chunk, options);
     let mut docs = Vec::new();
     let mut errors = Vec::new();
-    let mut builder = Builder::new(file, text);
+    let mut builder = Builder::new(file, text, prune);
     let mut pending_origin: Option<Span> = pending;
     let mut index = index;
     let mut last_error_at: Option<u32> = None;

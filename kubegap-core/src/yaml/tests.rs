@@ -168,7 +168,7 @@ fn parallel_chunks_equal_sequential_parse() {
     let mut par_errors = Vec::new();
     let shared: Arc<String> = Arc::new(text.clone());
     for (a, b) in ranges {
-        let (d, e) = parse_range(FileId(0), &shared, a, b);
+        let (d, e) = parse_range(FileId(0), &shared, a, b, false);
         par_docs.extend(d);
         par_errors.extend(e);
     }
@@ -372,7 +372,7 @@ fn a_node_keeps_its_kind_beside_any_argument() {
 #[test]
 fn a_document_with_more_nodes_than_ids_is_dropped_and_reported_by_its_start() {
     let text = Arc::new("a: [1, 2, 3]\n---\nb: 1\n".to_string());
-    let mut builder = Builder::new(FileId(0), &text);
+    let mut builder = Builder::new(FileId(0), &text, false);
     builder.max_nodes = 4;
     builder.begin(0, 0, None);
     builder.open_collection(Kind::Map, 0, 0, 0, None);
@@ -425,7 +425,7 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
     let text = Arc::new("a: \"b\\tc\"\nd: [e, f\n".to_string());
     {
         // A document left half-built, with an escaped value: as when a scanner gives up.
-        let mut builder = Builder::new(FileId(0), &text);
+        let mut builder = Builder::new(FileId(0), &text, false);
         builder.begin(0, 0, None);
         builder.open_collection(Kind::Map, 0, 0, 0, None);
         builder.scalar("a", Kind::Plain, 0, 1, 0, None);
@@ -434,7 +434,7 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
         builder.open_collection(Kind::Seq, 13, 13, 0, None);
         assert_eq!((builder.nodes.len(), builder.stack.len()), (5, 2));
     }
-    let builder = Builder::new(FileId(1), &text);
+    let builder = Builder::new(FileId(1), &text, false);
     // Reused: the next file does not grow them from nothing...
     assert!(builder.nodes.capacity() >= 5 && builder.pending.capacity() > 0);
     // ...and starts from nothing.
@@ -442,4 +442,129 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
     assert!(builder.value_ends.is_empty() && builder.pending.is_empty());
     assert!(builder.stack.is_empty() && builder.duplicates.is_empty());
     assert!(!builder.open && builder.root.is_none());
+}
+
+/// Every node of a document in order, with its span and its value or number of children, and
+/// an empty collection for the children of `skip` (the id of the spec in the whole tree).
+fn outline(doc: &Document, skip: Option<NodeId>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut id = 0;
+    while (id as usize) < doc.nodes.len() {
+        let node = doc.node(id);
+        let what = match node.kind() {
+            NodeKind::Scalar(value, style) => format!("{style:?} {value:?}"),
+            NodeKind::Seq(items) => format!("seq of {}", items.count()),
+            NodeKind::Map(entries) => format!("map of {}", entries.count() / 2),
+            NodeKind::Alias(target) => format!("alias {target:?}"),
+        };
+        let what = match skip {
+            Some(s) if s == id => "map of 0".to_string(),
+            _ => what,
+        };
+        out.push(format!("{:?} {what}", node.span()));
+        id = match skip {
+            Some(s) if s == id => doc.nodes[id as usize].arg(),
+            _ => id + 1,
+        };
+    }
+    out
+}
+
+/// A CustomResourceDefinition whose spec is not first, with stored values before and after it.
+const DEFINITION: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+  annotations: {note: \"tab\\there\"}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  versions:
+    - name: v1
+      schema:
+        openAPIV3Schema:
+          description: \"line\\none\"
+          type: object
+status:
+  acceptedNames: {kind: \"Wid\\tget\"}
+  conditions: [{type: Established}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: after, annotations: {a: \"x\\ty\"}}
+spec: {replicas: 2}
+";
+
+#[test]
+fn the_rules_get_a_definition_without_its_spec_and_everything_else_in_place() {
+    let (whole, errors) = parse_stream(FileId(0), DEFINITION);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (pruned, errors) = parse_stream_for_rules(FileId(0), DEFINITION);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(pruned.len(), 2);
+    let (full, part) = (&whole[0], &pruned[0]);
+    assert!(part.spec_dropped() && !full.spec_dropped());
+    let spec = full.root().unwrap().get("spec").unwrap();
+    let kept = part.root().unwrap().get("spec").unwrap();
+    assert!(kept.is_map() && kept.own_entries().next().is_none());
+    assert_eq!(
+        slice(DEFINITION, kept.span()),
+        slice(DEFINITION, spec.span())
+    );
+    assert_eq!(part.nodes.len(), full.nodes.len() - 21);
+    // Every node outside the spec, with its span, kind and value (stored ones included).
+    assert_eq!(outline(part, None), outline(full, Some(spec.id)));
+    let root = part.root().unwrap();
+    assert_eq!(
+        root.str_at(&["metadata", "name"]),
+        Some("widgets.example.com")
+    );
+    assert_eq!(
+        root.str_at(&["metadata", "annotations", "note"]),
+        Some("tab\there")
+    );
+    assert_eq!(
+        root.str_at(&["status", "acceptedNames", "kind"]),
+        Some("Wid\tget")
+    );
+    assert_eq!(part.values.len() + "line\none".len(), full.values.len());
+    // The next document is untouched.
+    assert_eq!(pruned[1], whole[1]);
+}
+
+#[test]
+fn a_definition_is_kept_whole_where_its_spec_could_matter() {
+    let kept_whole = [
+        // Not a definition, or not of apiextensions.k8s.io.
+        DEFINITION.replace("kind: CustomResourceDefinition", "kind: Widget"),
+        DEFINITION.replace("apiextensions.k8s.io/v1", "example.com/v1"),
+        // Node ids that are reported or point elsewhere: duplicate keys, tags, anchors.
+        DEFINITION.replace(
+            "  group: example.com\n",
+            "  group: example.com\n  group: b\n",
+        ),
+        DEFINITION.replace("type: object", "type: !!str object"),
+        DEFINITION.replace("type: object", "type: &t object\n          format: *t"),
+        // Inside a List.
+        format!(
+            "apiVersion: v1\nkind: List\nitems:\n{}",
+            DEFINITION
+                .split("---")
+                .next()
+                .unwrap()
+                .lines()
+                .enumerate()
+                .map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " }))
+                .collect::<String>()
+        ),
+        // An empty spec.
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n"
+            .to_string(),
+    ];
+    for text in &kept_whole {
+        let (whole, _) = parse_stream(FileId(0), text.as_str());
+        let (pruned, _) = parse_stream_for_rules(FileId(0), text.as_str());
+        assert!(!whole.is_empty());
+        assert_eq!(pruned, whole, "{text}");
+    }
 }
