@@ -981,9 +981,9 @@ spec:
 ---
 ";
 
-    /// Every rule's `invalid.yaml` fixture with a definition before its documents: loaded for the
-    /// rules (the definitions' specs dropped) and whole, the same report, to the byte of every
-    /// span after a dropped spec.
+    /// Every rule's `invalid.yaml` fixture with a definition (or a `List` of two) before its
+    /// documents: loaded for the rules (the definitions' specs dropped) and whole, the same
+    /// report, to the byte of every span after a dropped spec.
     #[test]
     fn dropping_the_definitions_specs_changes_no_finding() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/rules");
@@ -992,11 +992,30 @@ spec:
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
         dirs.sort();
+        // Every other fixture behind a `List` of two definitions (`kubectl get crd -o yaml`).
+        let definition = DEFINITION.trim_end_matches("---\n");
+        let item = |text: &str| -> String {
+            text.lines()
+                .enumerate()
+                .map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " }))
+                .collect()
+        };
+        let list = format!(
+            "apiVersion: v1\nkind: List\nitems:\n{}{}---\n",
+            item(definition),
+            item(&definition.replace("widgets", "gadgets"))
+        );
         let inputs = || -> Vec<Input> {
             dirs.iter()
-                .filter_map(|dir| {
+                .enumerate()
+                .filter_map(|(i, dir)| {
                     let path = dir.join("invalid.yaml");
-                    let mut bytes = DEFINITION.as_bytes().to_vec();
+                    let prefix = if i % 2 == 0 {
+                        DEFINITION
+                    } else {
+                        list.as_str()
+                    };
+                    let mut bytes = prefix.as_bytes().to_vec();
                     bytes.extend(std::fs::read(&path).ok()?);
                     Some(Input {
                         name: path.display().to_string(),

@@ -270,8 +270,8 @@ pub struct Document {
     /// Duplicate keys and tags, rare in manifests: boxed apart (`None` when there are none), so
     /// a document is 32 bytes smaller.
     rare: Option<Box<Rare>>,
-    /// Whether the `spec` of this CustomResourceDefinition was not kept (see
-    /// [`parse_stream_for_rules`]).
+    /// Whether the `spec` of this CustomResourceDefinition, or of definitions among the items
+    /// of this `…List`, was not kept (see [`parse_stream_for_rules`]).
     spec_dropped: bool,
 }
 
@@ -294,8 +294,9 @@ impl Document {
         self.origin
     }
 
-    /// Whether this is a CustomResourceDefinition whose `spec` was not kept: it reads as an
-    /// empty mapping, spanning the spec as written (see [`parse_stream_for_rules`]).
+    /// Whether this is a CustomResourceDefinition (or a `…List` of some) whose `spec` was not
+    /// kept: it reads as an empty mapping, spanning the spec as written (see
+    /// [`parse_stream_for_rules`]).
     pub fn spec_dropped(&self) -> bool {
         self.spec_dropped
     }
@@ -1048,10 +1049,10 @@ impl<'t> Builder<'t> {
             return None;
         }
         // Before the tags are taken: a tagged node keeps its document whole.
-        let spec = if self.prune {
-            self.droppable_spec()
+        let specs = if self.prune {
+            self.droppable_specs()
         } else {
-            None
+            Vec::new()
         };
         let rare = (!self.duplicates.is_empty() || !self.tags.is_empty()).then(|| {
             Box::new(Rare {
@@ -1059,13 +1060,14 @@ impl<'t> Builder<'t> {
                 tags: std::mem::take(&mut self.tags).into_boxed_slice(),
             })
         });
-        let (nodes, values, value_ends) = match spec {
-            Some(spec) => self.without_subtree(spec),
-            None => (
+        let (nodes, values, value_ends) = if specs.is_empty() {
+            (
                 self.nodes.as_slice().into(),
                 self.values.as_str().into(),
                 self.value_ends.as_slice().into(),
-            ),
+            )
+        } else {
+            self.without_subtrees(&specs)
         };
         let doc = Document {
             file: self.file,
@@ -1079,7 +1081,7 @@ impl<'t> Builder<'t> {
             end,
             origin: self.origin.take(),
             rare,
-            spec_dropped: spec.is_some(),
+            spec_dropped: !specs.is_empty(),
         };
         self.abort();
         Some(doc)
@@ -1099,52 +1101,110 @@ impl<'t> Builder<'t> {
         ))
     }
 
-    /// The `spec` of the open document when it is a CustomResourceDefinition
-    /// (`apiextensions.k8s.io`) with a non-empty spec that can be dropped without moving
-    /// anything reported: no duplicate keys, tags or anchors, whose node ids would move.
-    fn droppable_spec(&self) -> Option<NodeId> {
-        if !self.duplicates.is_empty() || !self.tags.is_empty() || !self.anchors.is_empty() {
-            return None;
-        }
-        let root = self.root?;
-        let n = self.nodes.get(root as usize)?;
-        if n.kind() != Kind::Map {
-            return None;
-        }
-        let children = Children {
+    /// The entries of mapping `map` of the open document, as (key, value) ids.
+    fn entries_of(&self, map: NodeId) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
+        let n = self
+            .nodes
+            .get(map as usize)
+            .filter(|n| n.kind() == Kind::Map);
+        Children {
             nodes: &self.nodes,
-            next: root.saturating_add(1),
-            end: n
-                .arg()
-                .min(NodeId::try_from(self.nodes.len()).unwrap_or(NONE)),
-        };
-        let (mut crd, mut api, mut spec) = (false, false, None);
-        for (k, v) in children.pairs() {
+            next: map.saturating_add(1),
+            end: n.map_or(0, |n| {
+                n.arg()
+                    .min(NodeId::try_from(self.nodes.len()).unwrap_or(NONE))
+            }),
+        }
+        .pairs()
+    }
+
+    /// The `spec` of mapping `map` when it is a CustomResourceDefinition
+    /// (`apiextensions.k8s.io`) and its spec a collection with children. Also the `kind` of
+    /// `map`, for a caller looking for a `…List`.
+    fn definition_spec(&self, map: NodeId) -> (Option<NodeId>, Option<&str>, Option<NodeId>) {
+        let (mut kind, mut api, mut spec, mut items) = (None, false, None, None);
+        for (k, v) in self.entries_of(map) {
             match self.scalar_of(k) {
-                Some("kind") => crd = self.scalar_of(v) == Some("CustomResourceDefinition"),
+                Some("kind") => kind = self.scalar_of(v),
                 Some("apiVersion") => {
                     api = self
                         .scalar_of(v)
                         .is_some_and(|a| a.starts_with("apiextensions.k8s.io/"));
                 }
                 Some("spec") => spec = Some(v),
+                Some("items") => items = Some(v),
                 _ => {}
             }
         }
-        let spec = spec?;
-        let node = self.nodes.get(spec as usize)?;
-        let has_children = matches!(node.kind(), Kind::Map | Kind::Seq) && node.arg() > spec + 1;
-        (crd && api && has_children).then_some(spec)
+        let spec = spec.filter(|s| {
+            let node = self.nodes[*s as usize];
+            api && kind == Some("CustomResourceDefinition")
+                && matches!(node.kind(), Kind::Map | Kind::Seq)
+                && node.arg() > s + 1
+        });
+        (spec, kind, items)
+    }
+
+    /// The specs of the open document that can be dropped, in document order: its own when it
+    /// is a CustomResourceDefinition, or those of the definitions among the items of a
+    /// `…List`. None when the document has duplicate keys, tags or anchors, whose node ids
+    /// are reported or linked.
+    fn droppable_specs(&self) -> Vec<NodeId> {
+        if !self.duplicates.is_empty() || !self.tags.is_empty() || !self.anchors.is_empty() {
+            return Vec::new();
+        }
+        let Some(root) = self.root else {
+            return Vec::new();
+        };
+        match self.definition_spec(root) {
+            (Some(spec), _, _) => vec![spec],
+            (None, Some(kind), Some(items)) if kind.ends_with("List") => {
+                let node = self.nodes[items as usize];
+                if node.kind() != Kind::Seq {
+                    return Vec::new();
+                }
+                Children {
+                    nodes: &self.nodes,
+                    next: items + 1,
+                    end: node
+                        .arg()
+                        .min(NodeId::try_from(self.nodes.len()).unwrap_or(NONE)),
+                }
+                .filter_map(|item| self.definition_spec(item).0)
+                .collect()
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// Exact-size copies of the open document's nodes and stored values without the children
-    /// of collection `drop` (left as an empty collection with its span): later ids and the
-    /// subtree ends that reach past it move down, stored values are numbered again.
-    fn without_subtree(&self, drop: NodeId) -> (Box<[Node]>, Box<str>, Box<[u32]>) {
-        let from = drop as usize + 1;
-        let past = (self.nodes[drop as usize].arg() as usize).clamp(from, self.nodes.len());
-        let removed = u32::try_from(past - from).unwrap_or(0);
-        let kept = || self.nodes[..from].iter().chain(&self.nodes[past..]);
+    /// of the collections `drops` (in document order, none inside another; each is left as an
+    /// empty collection with its span): later ids and the subtree ends that reach past a
+    /// dropped subtree move down, stored values are numbered again.
+    fn without_subtrees(&self, drops: &[NodeId]) -> (Box<[Node]>, Box<str>, Box<[u32]>) {
+        let len = self.nodes.len();
+        // Each dropped range of ids, and the ids dropped up to its end.
+        let mut ranges: Vec<(usize, usize, u32)> = Vec::with_capacity(drops.len());
+        let mut gone = 0u32;
+        for &d in drops {
+            let from = d as usize + 1;
+            let past = (self.nodes[d as usize].arg() as usize).clamp(from, len);
+            gone += u32::try_from(past - from).unwrap_or(0);
+            ranges.push((from, past, gone));
+        }
+        // Ids dropped before `id` (an end of subtree: a range ends at or before it, or is after it).
+        let shift = |id: u32| {
+            let i = ranges.partition_point(|r| r.1 <= id as usize);
+            i.checked_sub(1).map_or(0, |i| ranges[i].2)
+        };
+        let mut kept_ranges = Vec::with_capacity(ranges.len() + 1);
+        let mut at = 0;
+        for &(from, past, _) in &ranges {
+            kept_ranges.push(at..from);
+            at = past;
+        }
+        kept_ranges.push(at..len);
+        let kept = || kept_ranges.iter().flat_map(|r| &self.nodes[r.clone()]);
         let stored = || kept().filter(|n| n.kind().style().is_some() && n.arg() != NONE_ARG);
         let mut values = String::with_capacity(
             stored()
@@ -1152,29 +1212,34 @@ impl<'t> Builder<'t> {
                 .sum(),
         );
         let mut value_ends = Vec::with_capacity(stored().count());
-        let mut nodes = Vec::with_capacity(self.nodes.len() - (past - from));
-        for (i, n) in kept().enumerate() {
-            let mut node = *n;
-            match n.kind() {
-                Kind::Seq | Kind::Map if i == drop as usize => node.set_arg(drop + 1),
-                Kind::Seq | Kind::Map if n.arg() as usize >= past => {
-                    node.set_arg(n.arg() - removed);
+        let mut nodes = Vec::with_capacity(len - gone as usize);
+        for (r, range) in kept_ranges.iter().enumerate() {
+            for (i, n) in self.nodes[range.clone()].iter().enumerate() {
+                let id = range.start + i;
+                let mut node = *n;
+                match n.kind() {
+                    // The last node before a dropped range is the collection it empties.
+                    Kind::Seq | Kind::Map if r < ranges.len() && id + 1 == range.end => {
+                        let new_id = u32::try_from(nodes.len()).unwrap_or(NONE_ARG - 1);
+                        node.set_arg(new_id + 1);
+                    }
+                    Kind::Seq | Kind::Map => node.set_arg(n.arg() - shift(n.arg())),
+                    Kind::Alias => {}
+                    kind if n.arg() != NONE_ARG => {
+                        values.push_str(scalar_text(
+                            self.text,
+                            &self.values,
+                            &self.value_ends,
+                            n,
+                            kind,
+                        ));
+                        node.set_arg(u32::try_from(value_ends.len()).unwrap_or(NONE_ARG - 1));
+                        value_ends.push(u32::try_from(values.len()).unwrap_or(NONE - 1));
+                    }
+                    _ => {}
                 }
-                Kind::Seq | Kind::Map | Kind::Alias => {}
-                kind if n.arg() != NONE_ARG => {
-                    values.push_str(scalar_text(
-                        self.text,
-                        &self.values,
-                        &self.value_ends,
-                        n,
-                        kind,
-                    ));
-                    node.set_arg(u32::try_from(value_ends.len()).unwrap_or(NONE_ARG - 1));
-                    value_ends.push(u32::try_from(values.len()).unwrap_or(NONE - 1));
-                }
-                _ => {}
+                nodes.push(node);
             }
-            nodes.push(node);
         }
         (
             nodes.into_boxed_slice(),
@@ -1257,8 +1322,9 @@ pub fn parse_stream(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<
 /// [`parse_stream`] for the rules: the `spec` of a CustomResourceDefinition is not kept (no rule
 /// reads it), which is most of the nodes of a chart or an operator's install manifests (82 % of
 /// the bytes of the corpus's manifests). What is reported does not change: the spec's key and
-/// span stay (it reads as an empty mapping, see [`Document::spec_dropped`]), and a definition
-/// with duplicate keys, tags or anchors is kept whole, as is one in a `List`.
+/// span stay (it reads as an empty mapping, see [`Document::spec_dropped`]). The definitions
+/// among the items of a `…List` (`kubectl get crd -o yaml`) lose theirs too; a document with
+/// duplicate keys, tags or anchors is kept whole.
 pub fn parse_stream_for_rules(
     file: FileId,
     text: impl SharedText,

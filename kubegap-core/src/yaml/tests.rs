@@ -445,8 +445,8 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
 }
 
 /// Every node of a document in order, with its span and its value or number of children, and
-/// an empty collection for the children of `skip` (the id of the spec in the whole tree).
-fn outline(doc: &Document, skip: Option<NodeId>) -> Vec<String> {
+/// an empty collection for the children of each of `skip` (ids of specs in the whole tree).
+fn outline(doc: &Document, skip: &[NodeId]) -> Vec<String> {
     let mut out = Vec::new();
     let mut id = 0;
     while (id as usize) < doc.nodes.len() {
@@ -457,15 +457,13 @@ fn outline(doc: &Document, skip: Option<NodeId>) -> Vec<String> {
             NodeKind::Map(entries) => format!("map of {}", entries.count() / 2),
             NodeKind::Alias(target) => format!("alias {target:?}"),
         };
-        let what = match skip {
-            Some(s) if s == id => "map of 0".to_string(),
-            _ => what,
-        };
-        out.push(format!("{:?} {what}", node.span()));
-        id = match skip {
-            Some(s) if s == id => doc.nodes[id as usize].arg(),
-            _ => id + 1,
-        };
+        if skip.contains(&id) {
+            out.push(format!("{:?} map of 0", node.span()));
+            id = doc.nodes[id as usize].arg();
+        } else {
+            out.push(format!("{:?} {what}", node.span()));
+            id += 1;
+        }
     }
     out
 }
@@ -507,13 +505,15 @@ fn the_rules_get_a_definition_without_its_spec_and_everything_else_in_place() {
     let spec = full.root().unwrap().get("spec").unwrap();
     let kept = part.root().unwrap().get("spec").unwrap();
     assert!(kept.is_map() && kept.own_entries().next().is_none());
+    // An empty collection's subtree ends right after it, as a parsed `{}`'s does.
+    assert_eq!(part.nodes[kept.id as usize].arg(), kept.id + 1);
     assert_eq!(
         slice(DEFINITION, kept.span()),
         slice(DEFINITION, spec.span())
     );
     assert_eq!(part.nodes.len(), full.nodes.len() - 21);
     // Every node outside the spec, with its span, kind and value (stored ones included).
-    assert_eq!(outline(part, None), outline(full, Some(spec.id)));
+    assert_eq!(outline(part, &[]), outline(full, &[spec.id]));
     let root = part.root().unwrap();
     assert_eq!(
         root.str_at(&["metadata", "name"]),
@@ -545,18 +545,8 @@ fn a_definition_is_kept_whole_where_its_spec_could_matter() {
         ),
         DEFINITION.replace("type: object", "type: !!str object"),
         DEFINITION.replace("type: object", "type: &t object\n          format: *t"),
-        // Inside a List.
-        format!(
-            "apiVersion: v1\nkind: List\nitems:\n{}",
-            DEFINITION
-                .split("---")
-                .next()
-                .unwrap()
-                .lines()
-                .enumerate()
-                .map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " }))
-                .collect::<String>()
-        ),
+        // Items of a mapping that is not a list.
+        format!("apiVersion: v1\nkind: Bag\nitems:\n{}", as_item(DEFINITION)),
         // An empty spec.
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n"
             .to_string(),
@@ -567,4 +557,51 @@ fn a_definition_is_kept_whole_where_its_spec_could_matter() {
         assert!(!whole.is_empty());
         assert_eq!(pruned, whole, "{text}");
     }
+}
+
+/// The first document of `text` as an item of a block sequence.
+fn as_item(text: &str) -> String {
+    text.split("---")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " }))
+        .collect()
+}
+
+#[test]
+fn the_definitions_of_a_list_lose_their_specs_and_its_other_items_stay() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: 2, note: \"x\\ty\"}\n";
+    let text = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}{}{}metadata: {{resourceVersion: \"\"}}\n",
+        as_item(DEFINITION),
+        as_item(deployment),
+        // Its spec last: the item's subtree ends where the dropped one does.
+        as_item(
+            &DEFINITION
+                .replace("widgets", "gadgets")
+                .replace("status:\n  acceptedNames: {kind: \"Wid\\tget\"}\n  conditions: [{type: Established}]\n", "")
+        ),
+    );
+    let (whole, errors) = parse_stream(FileId(0), text.as_str());
+    assert!(errors.is_empty(), "{errors:?}");
+    let (pruned, _) = parse_stream_for_rules(FileId(0), text.as_str());
+    let (full, part) = (&whole[0], &pruned[0]);
+    assert!(part.spec_dropped());
+    let items: Vec<NodeRef<'_>> = full.root().unwrap().get("items").unwrap().items().collect();
+    assert_eq!(items.len(), 3);
+    let specs: Vec<NodeId> = [&items[0], &items[2]]
+        .iter()
+        .map(|item| item.get("spec").unwrap().id)
+        .collect();
+    assert_eq!(part.nodes.len(), full.nodes.len() - 2 * 21);
+    assert!(items[2].own_entries().last().unwrap().0.as_str() == Some("spec"));
+    assert_eq!(outline(part, &[]), outline(full, &specs));
+    let kept: Vec<NodeRef<'_>> = part.root().unwrap().get("items").unwrap().items().collect();
+    assert_eq!(kept[1].str_at(&["spec", "note"]), Some("x\ty"));
+    assert_eq!(
+        kept[2].str_at(&["metadata", "name"]),
+        Some("gadgets.example.com")
+    );
 }
