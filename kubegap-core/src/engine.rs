@@ -747,6 +747,33 @@ pub fn lint_keeping(inputs: Vec<Input>, settings: &Settings) -> (Report, Spent) 
     check_keeping(workspace, settings)
 }
 
+/// Every rule's `invalid.yaml` fixture (`testdata/rules/*/`), in path order, the `n`th behind
+/// `prefix(n)`.
+#[cfg(test)]
+fn rule_fixtures<'p>(prefix: &dyn Fn(usize) -> &'p str) -> Vec<Input> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/rules");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("testdata/rules")
+        .filter_map(|e| e.ok().map(|e| e.path().join("invalid.yaml")))
+        .filter(|path| path.is_file())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .enumerate()
+        .filter_map(|(n, path)| {
+            let mut bytes = prefix(n).as_bytes().to_vec();
+            bytes.extend(std::fs::read(&path).ok()?);
+            Some(Input {
+                name: path.display().to_string(),
+                path: Some(path),
+                bytes,
+                kind: FileKind::Yaml,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod block_tests {
     use super::*;
@@ -866,26 +893,7 @@ spec:
     /// its block, or findings put back together out of order, would differ.
     #[test]
     fn the_report_does_not_depend_on_the_workload_blocks() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/rules");
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-            .expect("testdata/rules")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        dirs.sort();
-        let inputs = || -> Vec<Input> {
-            dirs.iter()
-                .filter_map(|dir| {
-                    let path = dir.join("invalid.yaml");
-                    let bytes = std::fs::read(&path).ok()?;
-                    Some(Input {
-                        name: path.display().to_string(),
-                        path: Some(path),
-                        bytes,
-                        kind: FileKind::Yaml,
-                    })
-                })
-                .collect()
-        };
+        let inputs = || rule_fixtures(&|_| "");
         let settings = Settings::default();
         let report = |block: usize| {
             let workspace = load(inputs(), &settings);
@@ -986,12 +994,6 @@ spec:
     /// report, to the byte of every span after a dropped spec.
     #[test]
     fn dropping_the_definitions_specs_changes_no_finding() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/rules");
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-            .expect("testdata/rules")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        dirs.sort();
         // Every other fixture behind a `List` of two definitions (`kubectl get crd -o yaml`).
         let definition = DEFINITION.trim_end_matches("---\n");
         let item = |text: &str| -> String {
@@ -1005,26 +1007,14 @@ spec:
             item(definition),
             item(&definition.replace("widgets", "gadgets"))
         );
-        let inputs = || -> Vec<Input> {
-            dirs.iter()
-                .enumerate()
-                .filter_map(|(i, dir)| {
-                    let path = dir.join("invalid.yaml");
-                    let prefix = if i % 2 == 0 {
-                        DEFINITION
-                    } else {
-                        list.as_str()
-                    };
-                    let mut bytes = prefix.as_bytes().to_vec();
-                    bytes.extend(std::fs::read(&path).ok()?);
-                    Some(Input {
-                        name: path.display().to_string(),
-                        path: Some(path),
-                        bytes,
-                        kind: FileKind::Yaml,
-                    })
-                })
-                .collect()
+        let inputs = || {
+            rule_fixtures(&|i| {
+                if i % 2 == 0 {
+                    DEFINITION
+                } else {
+                    list.as_str()
+                }
+            })
         };
         let settings = Settings::default();
         let files = inputs().len();
