@@ -167,7 +167,7 @@ pub fn load(inputs: Vec<Input>, settings: &Settings) -> Workspace {
 }
 
 /// [`load`] for the rules alone: the spec of a CustomResourceDefinition is not kept (see
-/// [`yaml::parse_stream_for_rules`]), which no rule reads. [`lint`] and [`chains`] load this
+/// [`crate::k8s::UNREAD_BY_RULES`]), which no rule reads. [`lint`] and [`chains`] load this
 /// way; `kubegap diff`, which compares whole objects, loads with [`load`].
 pub fn load_for_rules(inputs: Vec<Input>, settings: &Settings) -> Workspace {
     load_with(inputs, settings, true)
@@ -305,7 +305,11 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
                             }
                             _ => {
                                 let (docs, errors) = if for_rules {
-                                    yaml::parse_stream_for_rules(*id, text)
+                                    yaml::parse_stream_without(
+                                        *id,
+                                        text,
+                                        &crate::k8s::UNREAD_BY_RULES,
+                                    )
                                 } else {
                                     yaml::parse_stream(*id, text)
                                 };

@@ -456,6 +456,18 @@ fn is_builtin_api(api_version: &str) -> bool {
         || group == "kustomize.config.k8s.io"
 }
 
+/// What no rule reads, so the engine parses the rules' documents without it
+/// ([`crate::yaml::parse_stream_without`]): the `spec` of a CustomResourceDefinition (its
+/// names, versions and OpenAPI schemas). A definition is an object like any other (kind,
+/// name, labels, annotations: in the graph, counted, suppressible), never a pod owner
+/// ([`Graph::index_files`]), and no rule, chain or controller reads its spec. A rule that
+/// needs it (checking custom resources against their schemas) removes this.
+pub const UNREAD_BY_RULES: crate::yaml::Unread = crate::yaml::Unread {
+    api_prefix: "apiextensions.k8s.io/",
+    kind: "CustomResourceDefinition",
+    key: "spec",
+};
+
 /// Custom resource kinds known not to own pods (monitoring, routing, certificates, CRDs).
 const NOT_POD_OWNERS: &[&str] = &[
     "ServiceMonitor",

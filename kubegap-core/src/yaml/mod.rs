@@ -271,7 +271,7 @@ pub struct Document {
     /// a document is 32 bytes smaller.
     rare: Option<Box<Rare>>,
     /// Whether the `spec` of this CustomResourceDefinition, or of definitions among the items
-    /// of this `…List`, was not kept (see [`parse_stream_for_rules`]).
+    /// of this `…List`, was not kept (see [`parse_stream_without`]).
     spec_dropped: bool,
 }
 
@@ -296,7 +296,7 @@ impl Document {
 
     /// Whether this is a CustomResourceDefinition (or a `…List` of some) whose `spec` was not
     /// kept: it reads as an empty mapping, spanning the spec as written (see
-    /// [`parse_stream_for_rules`]).
+    /// [`parse_stream_without`]).
     pub fn spec_dropped(&self) -> bool {
         self.spec_dropped
     }
@@ -385,12 +385,7 @@ impl Document {
     /// The children of the collection `id`.
     #[inline]
     fn children_of(&self, id: NodeId) -> Children<'_> {
-        let end = self.nodes.get(id as usize).map_or(0, Node::arg);
-        Children {
-            nodes: &self.nodes,
-            next: id.saturating_add(1),
-            end: end.min(u32::try_from(self.nodes.len()).unwrap_or(NONE)),
-        }
+        Children::of(&self.nodes, id)
     }
 }
 
@@ -403,6 +398,18 @@ pub struct Children<'a> {
 }
 
 impl<'a> Children<'a> {
+    /// The children of collection `id` among `nodes` (a document's, or a document's being
+    /// built, whose collections are closed).
+    #[inline]
+    fn of(nodes: &'a [Node], id: NodeId) -> Children<'a> {
+        let end = nodes.get(id as usize).map_or(0, Node::arg);
+        Children {
+            nodes,
+            next: id.saturating_add(1),
+            end: end.min(u32::try_from(nodes.len()).unwrap_or(NONE)),
+        }
+    }
+
     /// No children at all.
     const EMPTY: Children<'static> = Children {
         nodes: &[],
@@ -777,8 +784,23 @@ struct Builder<'t> {
     anchors: HashMap<usize, NodeId>,
     duplicates: Vec<(NodeId, NodeId)>,
     tags: Vec<(NodeId, String)>,
-    /// Whether a CustomResourceDefinition's `spec` is dropped when its document is finished.
-    prune: bool,
+    /// What is dropped when a document is finished ([`parse_stream_without`]).
+    prune: Option<&'static Unread>,
+}
+
+/// A part of some objects that a caller never reads, left out of their documents by
+/// [`parse_stream_without`]: the value of `key` in a mapping whose `apiVersion` starts with
+/// `api_prefix` and whose `kind` is `kind`, at the root of a document or among the `items` of
+/// a `…List`. Which parts no rule reads is the model's knowledge
+/// ([`crate::k8s::UNREAD_BY_RULES`]); the parser only cuts.
+#[derive(Debug)]
+pub struct Unread {
+    /// The start of the objects' `apiVersion` (`apiextensions.k8s.io/`).
+    pub api_prefix: &'static str,
+    /// Their `kind`.
+    pub kind: &'static str,
+    /// The key whose value is dropped (`spec`).
+    pub key: &'static str,
 }
 
 /// Maps with more keys than this find duplicates through a hash map, smaller ones by comparing
@@ -807,7 +829,7 @@ thread_local! {
 }
 
 impl<'t> Builder<'t> {
-    fn new(file: FileId, text: &'t Arc<String>, prune: bool) -> Builder<'t> {
+    fn new(file: FileId, text: &'t Arc<String>, prune: Option<&'static Unread>) -> Builder<'t> {
         let Scratch {
             nodes,
             values,
@@ -1049,10 +1071,9 @@ impl<'t> Builder<'t> {
             return None;
         }
         // Before the tags are taken: a tagged node keeps its document whole.
-        let specs = if self.prune {
-            self.droppable_specs()
-        } else {
-            Vec::new()
+        let specs = match self.prune {
+            Some(unread) => self.droppable(unread),
+            None => Vec::new(),
         };
         let rare = (!self.duplicates.is_empty() || !self.tags.is_empty()).then(|| {
             Box::new(Rare {
@@ -1101,78 +1122,61 @@ impl<'t> Builder<'t> {
         ))
     }
 
-    /// The entries of mapping `map` of the open document, as (key, value) ids.
-    fn entries_of(&self, map: NodeId) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-        let n = self
-            .nodes
-            .get(map as usize)
-            .filter(|n| n.kind() == Kind::Map);
-        Children {
-            nodes: &self.nodes,
-            next: map.saturating_add(1),
-            end: n.map_or(0, |n| {
-                n.arg()
-                    .min(NodeId::try_from(self.nodes.len()).unwrap_or(NONE))
-            }),
+    /// The children of the open document's node `id` when it is of `kind`, else none.
+    fn children_if(&self, id: NodeId, kind: Kind) -> Children<'_> {
+        match self.nodes.get(id as usize) {
+            Some(n) if n.kind() == kind => Children::of(&self.nodes, id),
+            _ => Children::EMPTY,
         }
-        .pairs()
     }
 
-    /// The `spec` of mapping `map` when it is a CustomResourceDefinition
-    /// (`apiextensions.k8s.io`) and its spec a collection with children. Also the `kind` of
-    /// `map`, for a caller looking for a `…List`.
-    fn definition_spec(&self, map: NodeId) -> (Option<NodeId>, Option<&str>, Option<NodeId>) {
-        let (mut kind, mut api, mut spec, mut items) = (None, false, None, None);
-        for (k, v) in self.entries_of(map) {
+    /// The `unread` value of mapping `map` when `map` is one of its objects and the value a
+    /// collection with children. Also the `kind` and `items` of `map`, for a caller looking
+    /// for a `…List`.
+    fn unread_in(
+        &self,
+        map: NodeId,
+        unread: &Unread,
+    ) -> (Option<NodeId>, Option<&str>, Option<NodeId>) {
+        let (mut kind, mut api, mut value, mut items) = (None, false, None, None);
+        for (k, v) in self.children_if(map, Kind::Map).pairs() {
             match self.scalar_of(k) {
                 Some("kind") => kind = self.scalar_of(v),
                 Some("apiVersion") => {
                     api = self
                         .scalar_of(v)
-                        .is_some_and(|a| a.starts_with("apiextensions.k8s.io/"));
+                        .is_some_and(|a| a.starts_with(unread.api_prefix));
                 }
-                Some("spec") => spec = Some(v),
                 Some("items") => items = Some(v),
+                Some(key) if key == unread.key => value = Some(v),
                 _ => {}
             }
         }
-        let spec = spec.filter(|s| {
-            let node = self.nodes[*s as usize];
-            api && kind == Some("CustomResourceDefinition")
+        let value = value.filter(|v| {
+            let node = self.nodes[*v as usize];
+            api && kind == Some(unread.kind)
                 && matches!(node.kind(), Kind::Map | Kind::Seq)
-                && node.arg() > s + 1
+                && node.arg() > v + 1
         });
-        (spec, kind, items)
+        (value, kind, items)
     }
 
-    /// The specs of the open document that can be dropped, in document order: its own when it
-    /// is a CustomResourceDefinition, or those of the definitions among the items of a
-    /// `…List`. None when the document has duplicate keys, tags or anchors, whose node ids
-    /// are reported or linked.
-    fn droppable_specs(&self) -> Vec<NodeId> {
+    /// The collections of the open document that `unread` drops, in document order: the
+    /// root's, or those of the items of a `…List`. None when the document has duplicate keys,
+    /// tags or anchors, whose node ids are reported or linked.
+    fn droppable(&self, unread: &Unread) -> Vec<NodeId> {
         if !self.duplicates.is_empty() || !self.tags.is_empty() || !self.anchors.is_empty() {
             return Vec::new();
         }
         let Some(root) = self.root else {
             return Vec::new();
         };
-        match self.definition_spec(root) {
-            (Some(spec), _, _) => vec![spec],
-            (None, Some(kind), Some(items)) if kind.ends_with("List") => {
-                let node = self.nodes[items as usize];
-                if node.kind() != Kind::Seq {
-                    return Vec::new();
-                }
-                Children {
-                    nodes: &self.nodes,
-                    next: items + 1,
-                    end: node
-                        .arg()
-                        .min(NodeId::try_from(self.nodes.len()).unwrap_or(NONE)),
-                }
-                .filter_map(|item| self.definition_spec(item).0)
-                .collect()
-            }
+        match self.unread_in(root, unread) {
+            (Some(value), _, _) => vec![value],
+            (None, Some(kind), Some(items)) if kind.ends_with("List") => self
+                .children_if(items, Kind::Seq)
+                .filter_map(|item| self.unread_in(item, unread).0)
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -1316,23 +1320,29 @@ const CHUNK_BYTES: usize = 2 << 20;
 /// marker at column 0, which YAML forbids inside any scalar, so no document spans two chunks.
 /// The documents share `text` (pass the file's [`Arc<String>`] to avoid a copy).
 pub fn parse_stream(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
-    stream(file, text.into_shared(), false)
+    stream(file, text.into_shared(), None)
 }
 
-/// [`parse_stream`] for the rules: the `spec` of a CustomResourceDefinition is not kept (no rule
-/// reads it), which is most of the nodes of a chart or an operator's install manifests (82 % of
-/// the bytes of the corpus's manifests). What is reported does not change: the spec's key and
-/// span stay (it reads as an empty mapping, see [`Document::spec_dropped`]). The definitions
-/// among the items of a `…List` (`kubectl get crd -o yaml`) lose theirs too; a document with
-/// duplicate keys, tags or anchors is kept whole.
-pub fn parse_stream_for_rules(
+/// [`parse_stream`] without what `unread` names: for the rules, the `spec` of a
+/// CustomResourceDefinition ([`crate::k8s::UNREAD_BY_RULES`]), most of the nodes of a chart's
+/// or an operator's install manifests (82 % of the bytes of the corpus's manifests). What is
+/// reported does not change: the dropped value's key and span stay (it reads as an empty
+/// collection, see [`Document::spec_dropped`]), and the objects among the items of a `…List`
+/// (`kubectl get crd -o yaml`) lose theirs too; a document with duplicate keys, tags or
+/// anchors is kept whole.
+pub fn parse_stream_without(
     file: FileId,
     text: impl SharedText,
+    unread: &'static Unread,
 ) -> (Vec<Document>, Vec<ParseError>) {
-    stream(file, text.into_shared(), true)
+    stream(file, text.into_shared(), Some(unread))
 }
 
-fn stream(file: FileId, text: Arc<String>, prune: bool) -> (Vec<Document>, Vec<ParseError>) {
+fn stream(
+    file: FileId,
+    text: Arc<String>,
+    prune: Option<&'static Unread>,
+) -> (Vec<Document>, Vec<ParseError>) {
     use rayon::prelude::*;
     let cuts = chunk_starts(&text, CHUNK_BYTES);
     if cuts.len() <= 1 {
@@ -1429,14 +1439,14 @@ fn find_marker(bytes: &[u8], from: usize) -> Option<usize> {
 /// parsing resumes at the next document. The documents hold `text` (shared).
 pub fn parse(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     let text: Arc<String> = text.into_shared();
-    parse_range(file, &text, 0, text.len(), false)
+    parse_range(file, &text, 0, text.len(), None)
 }
 
 /// Parses a YAML stream with granit-parser alone (no scanner of kubegap's own): the reference
 /// the scanner is compared with in tests, fuzzing and benchmarks. Same result as [`parse`].
 pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     let text: Arc<String> = text.into_shared();
-    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None, false);
+    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None, None);
     (docs, errors)
 }
 
@@ -1445,7 +1455,7 @@ pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, V
 pub fn scanner_coverage(text: &str) -> fast::Coverage {
     let text: Arc<String> = Arc::new(text.to_string());
     let mut coverage = fast::Coverage::default();
-    if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage, false).is_none() {
+    if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage, None).is_none() {
         coverage.whole = true;
     }
     coverage
@@ -1458,7 +1468,7 @@ fn parse_range(
     text: &Arc<String>,
     lo: usize,
     hi: usize,
-    prune: bool,
+    prune: Option<&'static Unread>,
 ) -> (Vec<Document>, Vec<ParseError>) {
     let mut coverage = fast::Coverage::default();
     match fast::parse(file, text, lo, hi, &mut coverage, prune) {
@@ -1481,7 +1491,7 @@ fn granit_range(
     hi: usize,
     index: u32,
     pending: Option<Span>,
-    prune: bool,
+    prune: Option<&'static Unread>,
 ) -> (Vec<Document>, Vec<ParseError>, Option<Span>, u32) {
     let first_index = index;
     let chunk = text.get(lo..hi).unwrap_or("");

@@ -168,7 +168,7 @@ fn parallel_chunks_equal_sequential_parse() {
     let mut par_errors = Vec::new();
     let shared: Arc<String> = Arc::new(text.clone());
     for (a, b) in ranges {
-        let (d, e) = parse_range(FileId(0), &shared, a, b, false);
+        let (d, e) = parse_range(FileId(0), &shared, a, b, None);
         par_docs.extend(d);
         par_errors.extend(e);
     }
@@ -372,7 +372,7 @@ fn a_node_keeps_its_kind_beside_any_argument() {
 #[test]
 fn a_document_with_more_nodes_than_ids_is_dropped_and_reported_by_its_start() {
     let text = Arc::new("a: [1, 2, 3]\n---\nb: 1\n".to_string());
-    let mut builder = Builder::new(FileId(0), &text, false);
+    let mut builder = Builder::new(FileId(0), &text, None);
     builder.max_nodes = 4;
     builder.begin(0, 0, None);
     builder.open_collection(Kind::Map, 0, 0, 0, None);
@@ -425,7 +425,7 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
     let text = Arc::new("a: \"b\\tc\"\nd: [e, f\n".to_string());
     {
         // A document left half-built, with an escaped value: as when a scanner gives up.
-        let mut builder = Builder::new(FileId(0), &text, false);
+        let mut builder = Builder::new(FileId(0), &text, None);
         builder.begin(0, 0, None);
         builder.open_collection(Kind::Map, 0, 0, 0, None);
         builder.scalar("a", Kind::Plain, 0, 1, 0, None);
@@ -434,7 +434,7 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
         builder.open_collection(Kind::Seq, 13, 13, 0, None);
         assert_eq!((builder.nodes.len(), builder.stack.len()), (5, 2));
     }
-    let builder = Builder::new(FileId(1), &text, false);
+    let builder = Builder::new(FileId(1), &text, None);
     // Reused: the next file does not grow them from nothing...
     assert!(builder.nodes.capacity() >= 5 && builder.pending.capacity() > 0);
     // ...and starts from nothing.
@@ -497,7 +497,8 @@ spec: {replicas: 2}
 fn the_rules_get_a_definition_without_its_spec_and_everything_else_in_place() {
     let (whole, errors) = parse_stream(FileId(0), DEFINITION);
     assert!(errors.is_empty(), "{errors:?}");
-    let (pruned, errors) = parse_stream_for_rules(FileId(0), DEFINITION);
+    let (pruned, errors) =
+        parse_stream_without(FileId(0), DEFINITION, &crate::k8s::UNREAD_BY_RULES);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(pruned.len(), 2);
     let (full, part) = (&whole[0], &pruned[0]);
@@ -553,7 +554,8 @@ fn a_definition_is_kept_whole_where_its_spec_could_matter() {
     ];
     for text in &kept_whole {
         let (whole, _) = parse_stream(FileId(0), text.as_str());
-        let (pruned, _) = parse_stream_for_rules(FileId(0), text.as_str());
+        let (pruned, _) =
+            parse_stream_without(FileId(0), text.as_str(), &crate::k8s::UNREAD_BY_RULES);
         assert!(!whole.is_empty());
         assert_eq!(pruned, whole, "{text}");
     }
@@ -586,7 +588,7 @@ fn the_definitions_of_a_list_lose_their_specs_and_its_other_items_stay() {
     );
     let (whole, errors) = parse_stream(FileId(0), text.as_str());
     assert!(errors.is_empty(), "{errors:?}");
-    let (pruned, _) = parse_stream_for_rules(FileId(0), text.as_str());
+    let (pruned, _) = parse_stream_without(FileId(0), text.as_str(), &crate::k8s::UNREAD_BY_RULES);
     let (full, part) = (&whole[0], &pruned[0]);
     assert!(part.spec_dropped());
     let items: Vec<NodeRef<'_>> = full.root().unwrap().get("items").unwrap().items().collect();
