@@ -768,3 +768,81 @@ fn a_closed_stdout_is_quiet() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(out.stderr.is_empty(), "{}", text(&out));
 }
+
+/// The files a walk leaves to read after it (1 MiB or more) are read largest first, in
+/// parallel, and each goes back to its place among the others: every file is linted with its
+/// own bytes, in path order, a refused one stays an error at its place, whatever the threads.
+#[test]
+fn files_read_after_the_walk_keep_their_place() {
+    let dir = scratch("read-after-walk");
+    // (name, bytes of padding): below and above the 1 MiB from which the walk leaves a file.
+    let files = [
+        ("a.yaml", 0usize),
+        ("b.yaml", 1_500_000),
+        ("c.yaml", 10),
+        ("d.yaml", 2_200_000),
+        ("e.yaml", 1_100_000),
+        ("f.yaml", 4_500_000),
+        ("g.yaml", 0),
+    ];
+    for (name, pad) in files {
+        let namespace = format!("ns-{}", &name[..1]);
+        let mut text = service().replace("orders", &namespace);
+        text.push_str(&"# padding to make the file large\n".repeat(pad / 33));
+        write(&dir.join("k8s").join(name), text);
+    }
+    let mut reports = Vec::new();
+    for threads in ["1", "2", "8"] {
+        let out = run(
+            &dir,
+            &[
+                "lint",
+                "k8s",
+                "--format",
+                "json",
+                "--max-file-size",
+                "4MiB",
+                "--threads",
+                threads,
+            ],
+            None,
+        );
+        // f.yaml is over the limit: an error of the command, the others linted.
+        assert_says(&out, 2, "f.yaml");
+        let report = json(&out);
+        let found: Vec<(String, String)> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "k8s-service-selects-nothing")
+            .map(|f| {
+                (
+                    f["file"].as_str().unwrap().to_string(),
+                    f["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let names: Vec<&str> = found.iter().map(|(file, _)| file.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "k8s/a.yaml",
+                "k8s/b.yaml",
+                "k8s/c.yaml",
+                "k8s/d.yaml",
+                "k8s/e.yaml",
+                "k8s/g.yaml"
+            ],
+            "{threads} threads"
+        );
+        for (file, message) in &found {
+            let letter = &file["k8s/".len().."k8s/".len() + 1];
+            assert!(
+                message.contains(&format!("ns-{letter}")),
+                "{threads} threads: {file} was linted with other bytes: {message}"
+            );
+        }
+        reports.push(out.stdout);
+    }
+    assert!(reports.windows(2).all(|w| w[0] == w[1]));
+}
