@@ -283,7 +283,17 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
         dirs: canonical_dirs,
     };
     let (loaded, parsed) = rayon::join(
-        || nginx::load_all_canonical(&nginx_mains, &mut files, settings, &known),
+        || {
+            let loaded = nginx::load_all_canonical(&nginx_mains, &mut files, settings, &known);
+            // The canonical paths served the loader only: freed here, beside the parse (a
+            // run of many small files peaks in the graph: 40,000 paths for 20,000 files).
+            drop(known);
+            // What the places of the files take from their names alone (every file is known
+            // once the loader has added the included ones), beside the parse.
+            let names =
+                crate::k8s::scope::Names::new(files.iter().map(|(id, f)| (id, f.name.as_str())));
+            (loaded, names)
+        },
         || {
             // Largest first, one file a task: a large file parsed last keeps one thread busy
             // alone (two 3.5 MB files at the end of a corpus run were 18 ms of it), and rayon
@@ -327,9 +337,7 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
         },
     );
     drop(to_parse);
-    // The canonical paths served the loader only: freed before the graph, which is where a
-    // run of many small files peaks (40,000 paths for 20,000 files).
-    drop(known);
+    let (loaded, names) = loaded;
     let nginx = loaded.configs;
     parse_findings.extend(loaded.parse_errors.into_iter().map(parse_finding));
     parse_findings.extend(loaded.include_errors.into_iter().map(|error| {
@@ -353,10 +361,7 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
         parse_findings.extend(errors.into_iter().map(parse_finding));
     }
     documents.shrink_to_fit();
-    let places = crate::k8s::scope::Places::build(
-        &documents,
-        files.iter().map(|(id, f)| (id, f.name.as_str())),
-    );
+    let places = names.finish(&documents);
     let graph = Graph::build_in(&documents, places);
     let controllers = crate::controllers::Model::build(&graph, &documents);
     Workspace {
