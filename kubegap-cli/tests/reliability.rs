@@ -231,14 +231,16 @@ fn problems_come_in_argument_order() {
     write(&dir.join("a/big.yaml"), "a: 1\n".repeat(1000));
     write(&dir.join("b/big.yaml"), "a: 1\n".repeat(1000));
     write(&dir.join("b/ok.yaml"), service());
-    for threads in ["1", "3"] {
+    // Directories are walked by one walk when none is inside another: each keeps its own
+    // entries however it is spelled.
+    for (threads, b, a) in [("1", "b", "a"), ("3", "b", "a"), ("2", "./b/", "a/")] {
         let out = run(
             &dir,
             &[
                 "lint",
-                "b",
+                b,
                 "missing.yaml",
-                "a",
+                a,
                 "--max-file-size",
                 "1KiB",
                 "--threads",
@@ -541,6 +543,13 @@ fn symlinks_are_followed_inside_the_roots_only() {
     assert_eq!(
         json(&out)["summary"]["files"].as_u64(),
         Some(1),
+        "{}",
+        text(&out)
+    );
+    // Walked together with `repo` (one walk), the link of `links-only` leads into a lint
+    // root: followed, and its file linted once.
+    assert!(
+        !text(&out).contains("links-only/a.yaml: symbolic link"),
         "{}",
         text(&out)
     );
