@@ -514,12 +514,12 @@ fn one_walk_for(dirs: &[&Path], canonical: &[Option<PathBuf>]) -> bool {
 
 /// Which of `roots` an entry of their walk is under: the one its path starts with, byte for
 /// byte (the walk builds an entry's path on its root's path).
-fn root_of(path: &Path, roots: &[&Path]) -> usize {
+fn root_of(path: &Path, roots: &[impl AsRef<Path>]) -> usize {
     let bytes = path.as_os_str().as_encoded_bytes();
     roots
         .iter()
         .position(|root| {
-            let root = root.as_os_str().as_encoded_bytes();
+            let root = root.as_ref().as_os_str().as_encoded_bytes();
             bytes.starts_with(root)
                 && (bytes.len() == root.len()
                     || root.ends_with(b"/")
@@ -532,8 +532,10 @@ fn root_of(path: &Path, roots: &[&Path]) -> usize {
 /// walk, reading the small files it finds within the budget's room ([`Ahead`]); one [`Scan`]
 /// per root, in order. One walk for all the roots keeps both threads busy where a walk per
 /// root left its threads asleep at its start and end (`ignore`'s idle workers sleep a
-/// millisecond at a time): on the corpus's four directories, the walk alone took 9.3 ms on two
-/// threads instead of 14.0 (walking and reading: 29.0 instead of 34.7 ms).
+/// millisecond at a time): on the corpus's four directories, on two threads, the walk alone
+/// takes 9.6 ms instead of 12.2, walking and reading 24.2 instead of 30.1
+/// (`examples/walk_bench.rs`, docs/PERFORMANCE.md "The twelfth round"). An error the walk
+/// gives without a path is counted under the first root.
 fn scan_dirs(
     roots: &[&Path],
     canonical: &[Option<PathBuf>],
@@ -577,8 +579,7 @@ fn scan_dirs(
             if !entry.path_is_symlink() {
                 return true;
             }
-            let roots: Vec<&Path> = owned.iter().map(PathBuf::as_path).collect();
-            let allowed = &allowed[root_of(entry.path(), &roots)];
+            let allowed = &allowed[root_of(entry.path(), &owned)];
             follow_link(entry.path(), allowed, &refused_in_filter)
         })
         .threads(rayon::current_num_threads())
@@ -660,7 +661,7 @@ fn sorted_by_path(found: Vec<Found>) -> Vec<Found> {
     found
 }
 
-/// The inputs of a walked directory (see [`scan_dir`]), admitted by the memory budget in path
+/// The inputs of a walked directory (see [`scan_dirs`]), admitted by the memory budget in path
 /// order, then read in parallel.
 /// One step of a walked directory, in path order.
 enum Step {
@@ -680,7 +681,7 @@ struct Admitted {
     stopped_at: Option<PathBuf>,
 }
 
-/// The files of a walked directory (see [`scan_dir`]) admitted by the memory budget in path
+/// The files of a walked directory (see [`scan_dirs`]) admitted by the memory budget in path
 /// order; [`read_admitted_steps`] reads them.
 fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
     let Scan { found, refused } = scan;
