@@ -315,7 +315,7 @@ impl Names {
             .collect();
         // The base names listed as patches in each directory: a file is a patch when its
         // directory's components and its base name are a patch's path (building each file's
-        // path to look it up was 3 ms of the corpus run, on one thread).
+        // path to look it up made this step 3.4 ms instead of 2.5 on the corpus, one thread).
         let mut patch_dirs: BTreeMap<&[String], Vec<&str>> = BTreeMap::new();
         for path in &patch_paths {
             if let Some((base, dir)) = path.split_last() {
