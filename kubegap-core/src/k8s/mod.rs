@@ -460,7 +460,7 @@ fn is_builtin_api(api_version: &str) -> bool {
 /// ([`crate::yaml::parse_stream_without`]): the `spec` of a CustomResourceDefinition (its
 /// names, versions and OpenAPI schemas). A definition is an object like any other (kind,
 /// name, labels, annotations: in the graph, counted, suppressible), never a pod owner
-/// ([`Graph::index_files`]), and no rule, chain or controller reads its spec. A rule that
+/// ([`Graph::file_indexes`]), and no rule, chain or controller reads its spec. A rule that
 /// needs it (checking custom resources against their schemas) removes this.
 pub const UNREAD_BY_RULES: crate::yaml::Unread = crate::yaml::Unread {
     api_prefix: "apiextensions.k8s.io/",
@@ -589,6 +589,27 @@ fn objects_of(doc_index: usize, doc: &Document, places: &scope::Places) -> Objec
     }
 }
 
+/// One representative workload per (namespace, file), and one custom resource that may own
+/// pods per (explicit namespace, file) ([`Graph::file_indexes`]).
+type FileIndexes = (
+    BTreeMap<CompactString, Vec<ObjId>>,
+    BTreeMap<Option<CompactString>, Vec<ObjId>>,
+);
+
+/// What [`Graph::links`] finds: which workloads each Service selects, and the indexes built
+/// from that.
+struct Links {
+    service_workloads: ObjIndex,
+    selections: Vec<Vec<usize>>,
+    workload_services: ObjIndex,
+    selectors: Vec<Vec<usize>>,
+    service_near: Vec<Option<Near>>,
+    label_index: Vec<(u32, u32)>,
+    label_workloads: Vec<usize>,
+    workload_namespaces: std::collections::BTreeSet<CompactString>,
+    service_index: ObjIndex,
+}
+
 impl Graph {
     /// Builds the graph from every document, as if every file were in one directory.
     pub fn build(documents: &[Document]) -> Graph {
@@ -659,48 +680,75 @@ impl Graph {
             graph.objects.len(),
             graph.workloads.iter().enumerate().map(|(i, w)| (w.obj, i)),
         );
-        if graph.objects_by_file {
-            // A run of objects from one directory (the objects of a file, then of the next
-            // file beside it) shares its components: looked up once per run, not hashed
-            // again for every object (on one thread: 1.1 → 0.7 ms on the corpus, 3.3 → 1.5
-            // ms on the 51 MB stream).
-            let mut run: Option<(&std::sync::Arc<[String]>, Vec<ObjId>)> = None;
-            let mut flush = |dir: &std::sync::Arc<[String]>, ids: Vec<ObjId>| match graph
-                .dir_objects
-                .get_mut(&**dir)
-            {
-                Some(list) => list.extend(ids),
-                None => {
-                    graph.dir_objects.insert(std::sync::Arc::clone(dir), ids);
-                }
-            };
-            for (id, o) in graph.objects.iter().enumerate() {
-                match &mut run {
-                    Some((dir, ids)) if std::sync::Arc::ptr_eq(dir, &o.place.dir) => ids.push(id),
-                    _ => {
-                        if let Some((dir, ids)) = run.replace((&o.place.dir, vec![id])) {
-                            flush(dir, ids);
-                        }
-                    }
-                }
-            }
-            if let Some((dir, ids)) = run {
-                flush(dir, ids);
-            }
+        // The directories' objects and the name index read the objects alone: built side by
+        // side.
+        let (dir_objects, (index_hashes, index)) = {
+            let graph = &graph;
+            rayon::join(|| graph.dir_objects(), || graph.sorted_index())
+        };
+        graph.dir_objects = dir_objects;
+        graph.index_hashes = index_hashes;
+        graph.index = index;
+        // The Services' selections, the files' representatives and the patches' marks read
+        // the graph and none of the others: built side by side (the selections' serial steps
+        // left a thread waiting, 2 to 5 ms on a 51 MB stream), then taken in.
+        let (links, (files, marks)) = {
+            let graph = &graph;
+            rayon::join(
+                || graph.links(),
+                || rayon::join(|| graph.file_indexes(), || graph.patch_marks(documents)),
+            )
+        };
+        graph.set_links(links);
+        (graph.workload_files, graph.owner_files) = files;
+        for (wi, mark) in marks {
+            graph.workloads[wi].patched = mark;
         }
-        graph.sort_index();
-        graph.link();
-        graph.index_files();
-        graph.mark_patched(documents);
         graph.index_backends(documents);
         // Last: HPA and PDB targets are resolved over the finished graph.
         graph.index_scalers();
         graph
     }
 
+    /// The objects of each directory, in id order (when the objects are in file order; empty
+    /// otherwise).
+    fn dir_objects(&self) -> std::collections::HashMap<std::sync::Arc<[String]>, Vec<ObjId>> {
+        let mut dir_objects: std::collections::HashMap<std::sync::Arc<[String]>, Vec<ObjId>> =
+            std::collections::HashMap::new();
+        if !self.objects_by_file {
+            return dir_objects;
+        }
+        // A run of objects from one directory (the objects of a file, then of the next
+        // file beside it) shares its components: looked up once per run, not hashed
+        // again for every object (on one thread: 1.1 → 0.7 ms on the corpus, 3.3 → 1.5
+        // ms on the 51 MB stream).
+        let mut run: Option<(&std::sync::Arc<[String]>, Vec<ObjId>)> = None;
+        let mut flush =
+            |dir: &std::sync::Arc<[String]>, ids: Vec<ObjId>| match dir_objects.get_mut(&**dir) {
+                Some(list) => list.extend(ids),
+                None => {
+                    dir_objects.insert(std::sync::Arc::clone(dir), ids);
+                }
+            };
+        for (id, o) in self.objects.iter().enumerate() {
+            match &mut run {
+                Some((dir, ids)) if std::sync::Arc::ptr_eq(dir, &o.place.dir) => ids.push(id),
+                _ => {
+                    if let Some((dir, ids)) = run.replace((&o.place.dir, vec![id])) {
+                        flush(dir, ids);
+                    }
+                }
+            }
+        }
+        if let Some((dir, ids)) = run {
+            flush(dir, ids);
+        }
+        dir_objects
+    }
+
     /// One representative per (namespace, file) of the workloads and of the custom resources
     /// that may own pods.
-    fn index_files(&mut self) {
+    fn file_indexes(&self) -> FileIndexes {
         let mut seen = std::collections::BTreeSet::new();
         let mut workload_files: BTreeMap<CompactString, Vec<ObjId>> = BTreeMap::new();
         for w in &self.workloads {
@@ -724,8 +772,7 @@ impl Graph {
                 owner_files.entry(key).or_default().push(id);
             }
         }
-        self.workload_files = workload_files;
-        self.owner_files = owner_files;
+        (workload_files, owner_files)
     }
 
     /// How near object `b` is to object `a` (`None`: another kustomization tree or chart).
@@ -876,13 +923,13 @@ impl Graph {
         self.nearest(from, matching, obj)
     }
 
-    /// Marks what kustomize patches change in the workloads they patch (and in themselves): a
-    /// second definition of the same workload (kind, namespace, name) close to it that is a
+    /// What kustomize patches change in the workloads they patch (and in themselves), by
+    /// workload index, for [`Graph::build_in`] to mark: a second definition of the same workload (kind, namespace, name) close to it that is a
     /// patch — a file a kustomization lists under `patches`/`patchesStrategicMerge`, or a
     /// partial definition with a container that has no `image`. The ports, or the probes,
     /// that a patch sets are a merge kubegap does not do. Two complete definitions (variants of
     /// one manifest) are not patches, and a patch that sets only `env` changes nothing here.
-    fn mark_patched(&mut self, documents: &[Document]) {
+    fn patch_marks(&self, documents: &[Document]) -> BTreeMap<usize, Patched> {
         let is_patch = |g: &Graph, w: &Workload| {
             g.objects[w.obj].place.patch || w.containers.iter().any(|c| c.image.is_none())
         };
@@ -935,9 +982,7 @@ impl Graph {
                 }
             }
         }
-        for (wi, mark) in marks {
-            self.workloads[wi].patched = mark;
-        }
+        marks
     }
 
     /// Indexes Ingress and Route backends by the Service they resolve to (nearest first), so
@@ -986,7 +1031,7 @@ impl Graph {
     /// Precomputes which workloads each Service selects, through an index of pod template labels
     /// by (namespace, key, value), so that large streams stay linear instead of services ×
     /// workloads. Among the matching workloads, only the nearest are selected (see [`scope`]).
-    fn link(&mut self) {
+    fn links(&self) -> Links {
         // The workloads' label index and the Services' groups do not depend on each other:
         // built side by side.
         let ((by_namespace, by_label), (group_services, service_workloads)) =
@@ -1039,7 +1084,7 @@ impl Graph {
         }
         // The Services of each workload and the label index: independent of each other, built
         // side by side.
-        let this = &*self;
+        let this = self;
         let ((workload_services, selectors), (label_index, label_workloads)) = rayon::join(
             || this.service_lists(&selections, &group_services),
             || this.label_index(&by_label),
@@ -1059,6 +1104,32 @@ impl Graph {
             },
         );
         drop(by_label);
+        Links {
+            service_workloads,
+            selections,
+            workload_services,
+            selectors,
+            service_near,
+            label_index,
+            label_workloads,
+            workload_namespaces,
+            service_index,
+        }
+    }
+
+    /// Takes in what [`Graph::links`] found.
+    fn set_links(&mut self, links: Links) {
+        let Links {
+            service_workloads,
+            selections,
+            workload_services,
+            selectors,
+            service_near,
+            label_index,
+            label_workloads,
+            workload_namespaces,
+            service_index,
+        } = links;
         self.service_workloads = service_workloads;
         self.selections = selections;
         self.workload_services = workload_services;
@@ -1491,7 +1562,7 @@ impl Graph {
     }
 
     /// Sorts every object by (hash of (kind, namespace, name), that key, input order).
-    fn sort_index(&mut self) {
+    fn sorted_index(&self) -> (Vec<u64>, Vec<ObjId>) {
         let mut index: Vec<(u64, ObjId)> = (0..self.objects.len())
             .into_par_iter()
             .map(|o| (key_hash(self.key(o)), o))
@@ -1503,8 +1574,7 @@ impl Graph {
                 .then_with(|| self.key(*a).cmp(&self.key(*b)))
                 .then(a.cmp(b))
         });
-        self.index_hashes = index.iter().map(|(h, _)| *h).collect();
-        self.index = index.into_iter().map(|(_, o)| o).collect();
+        index.into_iter().unzip()
     }
 
     /// The Service a reference from object `from` names: the nearest Service with this
