@@ -151,3 +151,58 @@ fn sarif_and_github_point_at_the_templates() {
     assert!(text.contains(&format!("{SERVICE}:15:7")), "{text}");
     assert!(text.contains(&format!("{STREAM}:18:19")), "{text}");
 }
+
+#[test]
+fn each_stream_looks_for_its_templates_from_its_own_directory() {
+    // The same stream twice: beside its chart, and copied where no chart is. The copy's
+    // findings stay on the copy (its `shop/templates/…` is not the chart beside the other);
+    // the original's go to the templates, whichever stream sorts first, at any thread count.
+    let dir = std::env::temp_dir().join(format!("kubegap-helm-place-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("stream.yaml");
+    std::fs::copy(root().join(STREAM), &copy).unwrap();
+    let copy_name = copy.to_str().unwrap().to_string();
+    let mut outputs = Vec::new();
+    for threads in ["1", "8"] {
+        let out = kubegap(
+            &[
+                "lint",
+                STREAM,
+                &copy_name,
+                "--format",
+                "json",
+                "--threads",
+                threads,
+            ],
+            None,
+        );
+        let v = json(&out);
+        let mut want = expected(STREAM);
+        want.extend([
+            (
+                "k8s-service-target-port-missing".to_string(),
+                copy_name.clone(),
+                18,
+                "-".to_string(),
+                0,
+            ),
+            (
+                "k8s-hpa-with-static-replicas".to_string(),
+                copy_name.clone(),
+                29,
+                "-".to_string(),
+                0,
+            ),
+        ]);
+        let mut got = placed(&v);
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "threads {threads}");
+        outputs.push(out.stdout);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        outputs[0], outputs[1],
+        "the output depends on the thread count"
+    );
+}
