@@ -43,51 +43,33 @@ impl Binding {
 }
 
 pub(super) fn find_controllers(reader: &Reader<'_>) -> Vec<Controller> {
+    use rayon::prelude::*;
     let graph = reader.graph;
-    let mut out = Vec::new();
-    for workload in &graph.workloads {
-        for (index, container) in workload.containers.iter().enumerate() {
-            if container.init {
-                continue;
-            }
-            let Some(image) = container.image.as_deref() else {
-                continue;
-            };
-            let Some(product) = Product::of_image(image) else {
-                continue;
-            };
-            let node = reader.node(container.at);
-            let args = read_args(node);
-            let ns = graph.objects[workload.obj].namespace.clone();
-            let find = |name: &str| args.iter().find(|a| a.name == name).cloned();
-            let config_map_arg = find("configmap");
-            let config_map = config_map_arg.as_ref().and_then(|a| {
-                let (cns, cname) = namespaced(a.value.as_deref()?, &ns);
-                graph.find("ConfigMap", &cns, &cname).first().copied()
-            });
-            let value = |name: &str| find(name).and_then(|a| a.value);
-            let mut controller = Controller {
-                product,
-                obj: workload.obj,
-                container: Some(index),
-                image: node.get("image").map(|n| n.span()),
-                version: image_version(image),
-                ingress_class: value("ingress-class").or_else(|| value("ingress.class")),
-                controller_class: value("controller-class"),
-                watch_namespace: value("watch-namespace").filter(|v| !v.is_empty()),
-                args,
-                config_map,
-                config_map_arg,
-                settings: ControllerSettings::default(),
-            };
-            controller.settings = controller_settings(reader, &controller, node);
-            out.push(controller);
-        }
-    }
-    for (obj, object) in graph.objects.iter().enumerate() {
-        if object.kind == "IngressController"
-            && object.api_version.starts_with("operator.openshift")
-        {
+    // Every container's image is looked at, and every object's kind: in parallel (3 ms on one
+    // thread for the 51 MB stream's 90,000 objects), collected in workload, container and
+    // object order.
+    let mut out: Vec<Controller> = graph
+        .workloads
+        .par_iter()
+        .flat_map_iter(|workload| {
+            workload
+                .containers
+                .iter()
+                .enumerate()
+                .filter_map(move |(index, container)| {
+                    container_controller(reader, workload, index, container)
+                })
+        })
+        .collect();
+    let operators: Vec<Controller> = graph
+        .objects
+        .par_iter()
+        .enumerate()
+        .filter(|(_, object)| {
+            object.kind == "IngressController"
+                && object.api_version.starts_with("operator.openshift")
+        })
+        .map(|(obj, _)| {
             let mut controller = Controller {
                 product: Product::OpenShift,
                 obj,
@@ -103,10 +85,52 @@ pub(super) fn find_controllers(reader: &Reader<'_>) -> Vec<Controller> {
                 settings: ControllerSettings::default(),
             };
             controller.settings = ingress_controller_settings(reader, obj);
-            out.push(controller);
-        }
-    }
+            controller
+        })
+        .collect();
+    out.extend(operators);
     out
+}
+
+/// The ingress controller that container `index` of `workload` runs, if its image is one.
+fn container_controller(
+    reader: &Reader<'_>,
+    workload: &crate::k8s::Workload,
+    index: usize,
+    container: &crate::k8s::Container,
+) -> Option<Controller> {
+    let graph = reader.graph;
+    if container.init {
+        return None;
+    }
+    let image = container.image.as_deref()?;
+    let product = Product::of_image(image)?;
+    let node = reader.node(container.at);
+    let args = read_args(node);
+    let ns = graph.objects[workload.obj].namespace.clone();
+    let find = |name: &str| args.iter().find(|a| a.name == name).cloned();
+    let config_map_arg = find("configmap");
+    let config_map = config_map_arg.as_ref().and_then(|a| {
+        let (cns, cname) = namespaced(a.value.as_deref()?, &ns);
+        graph.find("ConfigMap", &cns, &cname).first().copied()
+    });
+    let value = |name: &str| find(name).and_then(|a| a.value);
+    let mut controller = Controller {
+        product,
+        obj: workload.obj,
+        container: Some(index),
+        image: node.get("image").map(|n| n.span()),
+        version: image_version(image),
+        ingress_class: value("ingress-class").or_else(|| value("ingress.class")),
+        controller_class: value("controller-class"),
+        watch_namespace: value("watch-namespace").filter(|v| !v.is_empty()),
+        args,
+        config_map,
+        config_map_arg,
+        settings: ControllerSettings::default(),
+    };
+    controller.settings = controller_settings(reader, &controller, node);
+    Some(controller)
 }
 
 /// The product that serves an Ingress, and the controller in the input that does, if any.
