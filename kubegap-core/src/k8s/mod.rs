@@ -1117,32 +1117,23 @@ impl Graph {
         }
     }
 
-    /// Takes in what [`Graph::links`] found.
+    /// Takes in what [`Graph::links`] found (a field of [`Links`] left out is never read, which
+    /// the compiler reports).
     fn set_links(&mut self, links: Links) {
-        let Links {
-            service_workloads,
-            selections,
-            workload_services,
-            selectors,
-            service_near,
-            label_index,
-            label_workloads,
-            workload_namespaces,
-            service_index,
-        } = links;
-        self.service_workloads = service_workloads;
-        self.selections = selections;
-        self.workload_services = workload_services;
-        self.exposures = selectors
+        self.exposures = links
+            .selectors
             .iter()
             .map(|_| std::sync::OnceLock::new())
             .collect();
-        self.selectors = selectors;
-        self.service_near = service_near;
-        self.label_index = label_index;
-        self.label_workloads = label_workloads;
-        self.workload_namespaces = workload_namespaces;
-        self.service_index = service_index;
+        self.service_workloads = links.service_workloads;
+        self.selections = links.selections;
+        self.workload_services = links.workload_services;
+        self.selectors = links.selectors;
+        self.service_near = links.service_near;
+        self.label_index = links.label_index;
+        self.label_workloads = links.label_workloads;
+        self.workload_namespaces = links.workload_namespaces;
+        self.service_index = links.service_index;
     }
 
     /// Workloads by namespace, and by (namespace, label key, value), each list in workload
