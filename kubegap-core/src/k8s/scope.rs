@@ -252,14 +252,8 @@ impl Names {
     pub fn finish(self, documents: &[Document]) -> Places {
         use rayon::prelude::*;
         use std::sync::Arc;
-        let Names {
-            files,
-            components,
-            dirs,
-            kdirs,
-            kfiles,
-            trees,
-        } = self;
+        // Every field of `self` is read below (a field never read is a compiler warning).
+        let (kdirs, kfiles) = (&self.kdirs, &self.kfiles);
         let mut parent: Vec<usize> = (0..kdirs.len()).collect();
         let mut patch_paths: std::collections::BTreeSet<Vec<String>> = Default::default();
         fn root(parent: &mut [usize], mut x: usize) -> usize {
@@ -309,7 +303,8 @@ impl Names {
             }
         }
         // A directory outside charts is in the tree of its nearest kustomization directory.
-        let trees: Vec<Option<usize>> = trees
+        let trees: Vec<Option<usize>> = self
+            .trees
             .into_iter()
             .map(|(chart, kdir)| chart.or_else(|| kdir.map(|k| root(&mut parent, k))))
             .collect();
@@ -325,21 +320,22 @@ impl Names {
         let dir_patches: Vec<Option<&Vec<&str>>> = if patch_dirs.is_empty() {
             Vec::new()
         } else {
-            components
+            self.components
                 .iter()
                 .map(|c| patch_dirs.get(c.as_slice()))
                 .collect()
         };
         let mut out = Places::default();
-        let len = files
+        let len = self
+            .files
             .iter()
             .map(|(id, ..)| id.0 as usize + 1)
             .max()
             .unwrap_or(0);
         out.files = vec![None; len];
-        for (id, d, base) in &files {
+        for (id, d, base) in &self.files {
             if let Some(slot) = out.files.get_mut(id.0 as usize) {
-                *slot = Some((Arc::clone(&dirs[*d]), trees[*d]));
+                *slot = Some((Arc::clone(&self.dirs[*d]), trees[*d]));
             }
             if let Some(Some(bases)) = dir_patches.get(*d) {
                 if bases.contains(&&**base) {
