@@ -513,17 +513,19 @@ fn one_walk_for(dirs: &[&Path], canonical: &[Option<PathBuf>]) -> bool {
 }
 
 /// Which of `roots` an entry of their walk is under: the one its path starts with, byte for
-/// byte (the walk builds an entry's path on its root's path).
+/// byte, followed by a separator (the walk builds an entry's path on its root's path; `/` or,
+/// on Windows, `\` too).
 fn root_of(path: &Path, roots: &[impl AsRef<Path>]) -> usize {
     let bytes = path.as_os_str().as_encoded_bytes();
     roots
         .iter()
         .position(|root| {
             let root = root.as_ref().as_os_str().as_encoded_bytes();
+            let separator = |b: &u8| std::path::is_separator(char::from(*b));
             bytes.starts_with(root)
                 && (bytes.len() == root.len()
-                    || root.ends_with(b"/")
-                    || bytes.get(root.len()) == Some(&b'/'))
+                    || root.last().is_some_and(separator)
+                    || bytes.get(root.len()).is_some_and(separator))
         })
         .unwrap_or(0)
 }
@@ -821,6 +823,28 @@ fn read_admitted_steps(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An entry goes to the root its path continues with a separator: `k8s-extra/a.yaml` is
+    /// not under `k8s`, whatever the order or spelling of the roots.
+    #[test]
+    fn entries_go_to_the_root_their_path_continues() {
+        let roots = ["k8s", "k8s-extra", "./helm/", "."];
+        let cases = [
+            ("k8s", 0),
+            ("k8s/a.yaml", 0),
+            ("k8s-extra/a.yaml", 1),
+            ("k8s-extra", 1),
+            ("./helm/c/Chart.yaml", 2),
+            ("./x.yaml", 3),
+            (".", 3),
+        ];
+        for (path, root) in cases {
+            assert_eq!(root_of(Path::new(path), &roots), root, "{path}");
+        }
+        let reversed = ["k8s-extra", "k8s"];
+        assert_eq!(root_of(Path::new("k8s/a.yaml"), &reversed), 1);
+        assert_eq!(root_of(Path::new("k8s-extra/a.yaml"), &reversed), 0);
+    }
 
     /// Under one root, byte keys sort paths as `Path` does: separators before any other byte
     /// (`a/b` before `a-b`, `a.b` and `a b`), a directory before what it holds, non-ASCII names.
