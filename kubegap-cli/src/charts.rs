@@ -46,6 +46,7 @@ pub fn render(discovered: &mut Discovered, render: Render) {
                             && i.path.as_deref().is_some_and(|p| same(p, &chart_file)))
                     });
                     discovered.inputs.push(Input {
+                        canonical: None,
                         name: format!("<helm template {dir}>"),
                         path: None,
                         bytes: stream,
@@ -63,6 +64,7 @@ pub fn render(discovered: &mut Discovered, render: Render) {
             let dir = display_dir(dir);
             match run("kubectl", &["kustomize", &dir], "--render-kustomize") {
                 Ok(stream) => streams.push(Input {
+                    canonical: None,
                     name: format!("<kubectl kustomize {dir}>"),
                     path: None,
                     bytes: stream,

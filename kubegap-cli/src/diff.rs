@@ -134,6 +134,7 @@ fn git_sides(rev: &str, args: &DiffArgs) -> Result<Sides, String> {
         let shown = format!("{rev}:{rel}");
         base_names.push((shown.clone(), rel.trim_start_matches("./").to_string()));
         base.push(Input {
+            canonical: None,
             name: shown,
             path: Some(on_disk),
             bytes,

@@ -198,6 +198,7 @@ pub fn discover_with(
         .collect();
     // What each argument gives, in argument order; the directories' files are read at the
     // end, all at once.
+    let mut canonical_of = canonical.iter().map(Option::as_deref);
     let mut parts: Vec<Discovered> = Vec::with_capacity(paths.len());
     let mut admitted: Vec<(usize, Admitted)> = Vec::new();
     for (path, scan) in paths.iter().zip(scans.iter_mut()) {
@@ -208,7 +209,12 @@ pub fn discover_with(
         if path.as_os_str() == "-" {
             read_stdin(forced_kind, limits, &mut budget, &mut part);
         } else if let Some(scan) = scan.take() {
-            admitted.push((parts.len(), admit_dir(scan, limits, &mut budget)));
+            let canonical = Canonical {
+                root: path,
+                canonical: canonical_of.next().flatten(),
+                links: Vec::new(),
+            };
+            admitted.push((parts.len(), admit_dir(scan, canonical, limits, &mut budget)));
         } else {
             match read_file(path, limits, &mut budget) {
                 Ok(bytes) => {
@@ -235,7 +241,7 @@ pub fn discover_with(
         .iter()
         .flat_map(|(_, a)| &a.steps)
         .filter_map(|step| match step {
-            Step::Read(path, ..) => Some(path.clone()),
+            Step::Read(_, path, ..) => Some(path.clone()),
             Step::Ready(input) => input.path.clone(),
             Step::Error(_) | Step::Warning(_) => None,
         })
@@ -280,6 +286,7 @@ fn read_stdin(
                 return;
             }
             out.inputs.push(Input {
+                canonical: None,
                 name: "<stdin>".to_string(),
                 path: None,
                 // Detected from the content like `.cfg`/`.conf` files; `--kind` overrides.
@@ -394,6 +401,42 @@ fn input(path: &Path, bytes: Vec<u8>, kind: FileKind) -> Input {
         path: Some(path.to_path_buf()),
         bytes,
         kind,
+        canonical: None,
+    }
+}
+
+/// How a walk finds the canonical path of what it meets without asking the file system: a
+/// path reached from the root through no symbolic link is the root's canonical path joined
+/// with the rest (the engine would otherwise `lstat` every file and directory again).
+struct Canonical<'a> {
+    /// The walked directory, as given.
+    root: &'a Path,
+    /// Its canonical path (`None`: it could not be resolved; nothing is known then).
+    canonical: Option<&'a Path>,
+    /// Entries met so far that are symbolic links (rare): nothing at or below them is known.
+    links: Vec<PathBuf>,
+}
+
+impl Canonical<'_> {
+    /// Takes note of a walked entry, in path order (a directory before what it holds).
+    fn meet(&mut self, entry: &ignore::DirEntry) {
+        if entry.path_is_symlink() {
+            self.links.push(entry.path().to_path_buf());
+        }
+    }
+
+    /// The canonical path of `path`, met by [`Canonical::meet`] already, when no link leads to it.
+    fn of(&self, path: &Path) -> Option<PathBuf> {
+        let rest = path.strip_prefix(self.root).ok()?;
+        // Only plain names below the root (a walk joins the names it reads to the root).
+        if !rest
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+            || self.links.iter().any(|link| path.starts_with(link))
+        {
+            return None;
+        }
+        Some(self.canonical?.join(rest))
     }
 }
 
@@ -669,8 +712,9 @@ fn sorted_by_path(found: Vec<Found>) -> Vec<Found> {
 enum Step {
     Error(String),
     Warning(String),
-    /// A file admitted by the budget, to read (its kind from its name, its size).
-    Read(PathBuf, Option<FileKind>, u64),
+    /// A file admitted by the budget, to read (its canonical path if the walk knows it, its
+    /// kind from its name, its size).
+    Read(Option<PathBuf>, PathBuf, Option<FileKind>, u64),
     Ready(Input),
 }
 
@@ -685,14 +729,22 @@ struct Admitted {
 
 /// The files of a walked directory (see [`scan_dirs`]) admitted by the memory budget in path
 /// order; [`read_admitted_steps`] reads them.
-fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
+fn admit_dir(
+    scan: Scan,
+    mut canonical: Canonical,
+    limits: &Limits,
+    budget: &mut Budget,
+) -> Admitted {
     let Scan { found, refused } = scan;
     // Where the walk stopped (the memory budget): later symbolic links were never met.
     let mut stopped_at: Option<PathBuf> = None;
     let mut steps = Vec::new();
     for (at, entry, candidate) in found {
         let entry = match entry {
-            Ok(entry) => entry,
+            Ok(entry) => {
+                canonical.meet(&entry);
+                entry
+            }
             Err(e) if is_loop(&e) => {
                 steps.push(Step::Warning(format!(
                     "{e}: symbolic link loop, followed once"
@@ -716,6 +768,7 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
         };
         match admitted {
             Ok(None) => steps.push(Step::Read(
+                canonical.of(path),
                 entry.into_path(),
                 by_name,
                 size.unwrap_or_default(),
@@ -726,7 +779,9 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
                 let kind =
                     by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
                 if let Some(kind) = kind {
-                    steps.push(Step::Ready(input(path, bytes, kind)));
+                    let mut input = input(path, bytes, kind);
+                    input.canonical = canonical.of(path);
+                    steps.push(Step::Ready(input));
                 }
             }
             Err(e) if e.is_empty() => {}
@@ -760,12 +815,21 @@ fn read_admitted_steps(
     // first, one a task: over every step, rayon's halves of the steps were uneven (the 16
     // files of 1 MB or more of the corpus, 31 MB, were read on one thread while the other
     // slept: 8 ms of a two-thread run).
-    let mut to_read: Vec<(usize, &PathBuf, &Option<FileKind>, u64)> = admitted
+    type ToRead<'a> = (
+        usize,
+        &'a Option<PathBuf>,
+        &'a PathBuf,
+        &'a Option<FileKind>,
+        u64,
+    );
+    let mut to_read: Vec<ToRead> = admitted
         .iter()
         .flat_map(|(_, a)| &a.steps)
         .enumerate()
         .filter_map(|(i, step)| match step {
-            Step::Read(path, by_name, size) => Some((i, path, by_name, *size)),
+            Step::Read(canonical, path, by_name, size) => {
+                Some((i, canonical, path, by_name, *size))
+            }
             _ => None,
         })
         .collect();
@@ -773,14 +837,21 @@ fn read_admitted_steps(
     let mut done: Vec<(usize, Option<Result<Input, String>>)> = to_read
         .par_iter()
         .with_max_len(1)
-        .map(|(i, path, by_name, size)| {
+        .map(|(i, canonical, path, by_name, size)| {
             let bytes = match read_sized(path, *size, limits) {
                 Ok(bytes) => bytes,
                 Err(e) => return (*i, Some(Err(e))),
             };
             let kind =
                 by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
-            (*i, kind.map(|kind| Ok(input(path, bytes, kind))))
+            (
+                *i,
+                kind.map(|kind| {
+                    let mut input = input(path, bytes, kind);
+                    input.canonical.clone_from(canonical);
+                    Ok(input)
+                }),
+            )
         })
         .collect();
     drop(to_read);

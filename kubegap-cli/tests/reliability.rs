@@ -555,6 +555,40 @@ fn symlinks_are_followed_inside_the_roots_only() {
     );
 }
 
+/// A walked file is one input whatever the spelling of the directory walked (a link to it, a
+/// path through `..`, a link below it) and of the same file named beside it: the walk's canonical
+/// paths (the root's, joined with the names it read) agree with the engine's own lookups.
+#[cfg(unix)]
+#[test]
+fn a_file_walked_and_named_is_one_input_whatever_the_spelling() {
+    use std::os::unix::fs::symlink;
+    let dir = scratch("spellings");
+    let service = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n";
+    write(&dir.join("repo/real/deep/svc.yaml"), service);
+    write(&dir.join("other/keep"), "");
+    symlink("repo", dir.join("via-link")).unwrap();
+    symlink("deep", dir.join("repo/real/deep-link")).unwrap();
+    let cases: [&[&str]; 6] = [
+        &["via-link", "repo/real/deep/svc.yaml"],
+        &["repo", "via-link/real/deep/svc.yaml"],
+        &["other/../repo", "repo/real/deep/svc.yaml"],
+        &["./repo/", "via-link"],
+        &["repo/real/deep-link/svc.yaml", "via-link/real"],
+        &["repo/real", "repo/real/deep-link"],
+    ];
+    for args in cases {
+        let mut all = vec!["lint", "--format", "json", "--fail-on", "never"];
+        all.extend_from_slice(args);
+        let out = run(&dir, &all, None);
+        assert_eq!(
+            json(&out)["summary"]["files"].as_u64(),
+            Some(1),
+            "{args:?}: {}",
+            text(&out)
+        );
+    }
+}
+
 /// A full stderr is an error (exit 2), never a panic (101).
 #[cfg(target_os = "linux")]
 #[test]

@@ -211,6 +211,7 @@ fn inputs_of(path: &Path) -> Vec<Input> {
             let bytes = std::fs::read(&p).unwrap();
             let kind = kind::detect(&p, Some(&bytes[..bytes.len().min(4096)]))?;
             Some(Input {
+                canonical: None,
                 name: p.display().to_string(),
                 path: Some(p),
                 bytes,

@@ -123,6 +123,7 @@ fn main() {
         let inputs = files
             .iter()
             .map(|(p, b)| Input {
+                canonical: None,
                 name: p.display().to_string(),
                 path: None,
                 bytes: b.clone(),

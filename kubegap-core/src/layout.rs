@@ -412,6 +412,7 @@ pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
         let path = join(chart, CHART_FILE);
         match std::fs::read(&path) {
             Ok(bytes) => out.inputs.push(Input {
+                canonical: None,
                 name: path.display().to_string(),
                 path: Some(path),
                 bytes,

@@ -95,6 +95,7 @@ fn no_corpus_file_panics() {
     let inputs: Vec<Input> = files
         .iter()
         .map(|p| Input {
+            canonical: None,
             name: p.display().to_string(),
             path: Some(p.clone()),
             bytes: std::fs::read(p).expect("corpus file is readable"),
@@ -188,6 +189,7 @@ proptest! {
             ..Settings::default()
         };
         let input = Input {
+            canonical: None,
             name: "g.cfg".into(),
             path: None,
             bytes: text.into_bytes(),
@@ -213,6 +215,7 @@ proptest! {
         let text = lines.join("\n");
         let _ = haproxy::parse(FileId(0), &text);
         let input = Input {
+            canonical: None,
             name: "p.cfg".into(),
             path: None,
             bytes: text.into_bytes(),

@@ -12,6 +12,7 @@ fn run(rule: &str, text: &str, version: Option<&str>, l7_in_front: bool) -> Vec<
         ..Settings::default()
     };
     let input = Input {
+        canonical: None,
         name: "haproxy.cfg".into(),
         path: None,
         bytes: text.as_bytes().to_vec(),
@@ -217,6 +218,7 @@ fn large_generated_configs_lint_quickly() {
     }
     let start = std::time::Instant::now();
     let input = Input {
+        canonical: None,
         name: "haproxy.cfg".into(),
         path: None,
         bytes: text.into_bytes(),
@@ -249,6 +251,7 @@ backend big
     server-template b 0-18446744073709551615 app.svc:80
 ";
     let input = Input {
+        canonical: None,
         name: "haproxy.cfg".into(),
         path: None,
         bytes: text.as_bytes().to_vec(),

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 
 fn run(bytes: Vec<u8>, kind: FileKind) {
     let input = Input {
+        canonical: None,
         name: "fuzz".into(),
         path: None,
         bytes,

@@ -15,6 +15,7 @@ use support::corpus;
 
 fn input(path: &Path) -> Input {
     Input {
+        canonical: None,
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
         bytes: std::fs::read(path).unwrap(),

@@ -6,6 +6,7 @@ use proptest::prelude::*;
 
 fn check(bytes: Vec<u8>) {
     let input = Input {
+        canonical: None,
         name: "fuzz.conf".into(),
         path: None,
         bytes,

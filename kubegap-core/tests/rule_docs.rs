@@ -147,6 +147,7 @@ fn doc_examples_behave_as_documented() {
                 path
             });
             let input = Input {
+                canonical: None,
                 name: format!("{}-example-{i}", rule.id),
                 path: path.clone(),
                 bytes: code.into_bytes(),

@@ -134,6 +134,7 @@ spec:
             ..Settings::default()
         };
         let input = |name: &str, text: &str| Input {
+            canonical: None,
             name: name.to_string(),
             path: None,
             bytes: text.as_bytes().to_vec(),

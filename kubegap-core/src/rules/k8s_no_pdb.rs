@@ -169,6 +169,7 @@ spec:
             ..Settings::default()
         };
         let input = Input {
+            canonical: None,
             name: "app.yaml".to_string(),
             path: None,
             bytes: APP.as_bytes().to_vec(),
