@@ -198,7 +198,6 @@ pub fn discover_with(
         .collect();
     // What each argument gives, in argument order; the directories' files are read at the
     // end, all at once.
-    let mut canonical_of = canonical.iter().map(Option::as_deref);
     let mut parts: Vec<Discovered> = Vec::with_capacity(paths.len());
     let mut admitted: Vec<(usize, Admitted)> = Vec::new();
     for (path, scan) in paths.iter().zip(scans.iter_mut()) {
@@ -209,12 +208,7 @@ pub fn discover_with(
         if path.as_os_str() == "-" {
             read_stdin(forced_kind, limits, &mut budget, &mut part);
         } else if let Some(scan) = scan.take() {
-            let canonical = Canonical {
-                root: path,
-                canonical: canonical_of.next().flatten(),
-                links: Vec::new(),
-            };
-            admitted.push((parts.len(), admit_dir(scan, canonical, limits, &mut budget)));
+            admitted.push((parts.len(), admit_dir(scan, limits, &mut budget)));
         } else {
             match read_file(path, limits, &mut budget) {
                 Ok(bytes) => {
@@ -405,38 +399,35 @@ fn input(path: &Path, bytes: Vec<u8>, kind: FileKind) -> Input {
     }
 }
 
-/// How a walk finds the canonical path of what it meets without asking the file system: a
-/// path reached from the root through no symbolic link is the root's canonical path joined
-/// with the rest (the engine would otherwise `lstat` every file and directory again).
-struct Canonical<'a> {
-    /// The walked directory, as given.
-    root: &'a Path,
-    /// Its canonical path (`None`: it could not be resolved; nothing is known then).
-    canonical: Option<&'a Path>,
-    /// Entries met so far that are symbolic links (rare): nothing at or below them is known.
-    links: Vec<PathBuf>,
+/// The canonical path of `path`, found under the walked directory `root` whose canonical path
+/// is `canonical`, should no symbolic link lead to it ([`Links`] tells): the root's canonical
+/// path joined with the names below it, without asking the file system (the engine would
+/// otherwise `lstat` every file and directory again).
+fn lexical_canonical(path: &Path, root: &Path, canonical: Option<&Path>) -> Option<PathBuf> {
+    let rest = path.strip_prefix(root).ok()?;
+    // Only plain names below the root (a walk joins the names it reads to the root).
+    rest.components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)))
+        .then(|| canonical.map(|c| c.join(rest)))
+        .flatten()
 }
 
-impl Canonical<'_> {
-    /// Takes note of a walked entry, in path order (a directory before what it holds).
+/// The entries of a walk that are symbolic links (rare), met in path order (a directory before
+/// what it holds): a path at or below one of them has no [`lexical_canonical`] path.
+#[derive(Default)]
+struct Links(Vec<PathBuf>);
+
+impl Links {
     fn meet(&mut self, entry: &ignore::DirEntry) {
         if entry.path_is_symlink() {
-            self.links.push(entry.path().to_path_buf());
+            self.0.push(entry.path().to_path_buf());
         }
     }
 
-    /// The canonical path of `path`, met by [`Canonical::meet`] already, when no link leads to it.
-    fn of(&self, path: &Path) -> Option<PathBuf> {
-        let rest = path.strip_prefix(self.root).ok()?;
-        // Only plain names below the root (a walk joins the names it reads to the root).
-        if !rest
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
-            || self.links.iter().any(|link| path.starts_with(link))
-        {
-            return None;
-        }
-        Some(self.canonical?.join(rest))
+    /// `canonical` (a [`lexical_canonical`] path of `path`), unless `path` is at or below a
+    /// link met so far.
+    fn unless_linked(&self, path: &Path, canonical: Option<PathBuf>) -> Option<PathBuf> {
+        canonical.filter(|_| !self.0.iter().any(|link| path.starts_with(link)))
     }
 }
 
@@ -524,7 +515,13 @@ impl Ahead {
 
 /// What may be read (from its name) under a walked directory: its kind by name, its size, and
 /// its bytes when the walk read them ([`Ahead`]).
-type Candidate = Option<(Option<FileKind>, Option<u64>, Option<Vec<u8>>)>;
+/// And its [`lexical_canonical`] path (found by the walk's threads).
+type Candidate = Option<(
+    Option<FileKind>,
+    Option<u64>,
+    Option<Vec<u8>>,
+    Option<PathBuf>,
+)>;
 /// An entry or error of a walk, at its path.
 type Found = (PathBuf, Result<ignore::DirEntry, ignore::Error>, Candidate);
 
@@ -651,7 +648,18 @@ fn scan_dirs(
                 Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
                     candidate(entry.path()).map(|by_name| {
                         let size = regular_size(entry.path());
-                        (by_name, size, ahead.read(entry.path(), size, limits))
+                        let root = root_of(entry.path(), roots);
+                        let canonical = lexical_canonical(
+                            entry.path(),
+                            roots[root],
+                            canonical.get(root).and_then(Option::as_deref),
+                        );
+                        (
+                            by_name,
+                            size,
+                            ahead.read(entry.path(), size, limits),
+                            canonical,
+                        )
                     })
                 }
                 _ => None,
@@ -729,20 +737,16 @@ struct Admitted {
 
 /// The files of a walked directory (see [`scan_dirs`]) admitted by the memory budget in path
 /// order; [`read_admitted_steps`] reads them.
-fn admit_dir(
-    scan: Scan,
-    mut canonical: Canonical,
-    limits: &Limits,
-    budget: &mut Budget,
-) -> Admitted {
+fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
     let Scan { found, refused } = scan;
     // Where the walk stopped (the memory budget): later symbolic links were never met.
     let mut stopped_at: Option<PathBuf> = None;
     let mut steps = Vec::new();
+    let mut links = Links::default();
     for (at, entry, candidate) in found {
         let entry = match entry {
             Ok(entry) => {
-                canonical.meet(&entry);
+                links.meet(&entry);
                 entry
             }
             Err(e) if is_loop(&e) => {
@@ -756,9 +760,10 @@ fn admit_dir(
                 continue;
             }
         };
-        let Some((by_name, size, read_ahead)) = candidate else {
+        let Some((by_name, size, read_ahead, canonical)) = candidate else {
             continue;
         };
+        let canonical = links.unless_linked(entry.path(), canonical);
         let path = entry.path();
         let admitted = match size {
             Some(size) => admit_size(path, size, limits, budget).map(|()| read_ahead),
@@ -768,7 +773,7 @@ fn admit_dir(
         };
         match admitted {
             Ok(None) => steps.push(Step::Read(
-                canonical.of(path),
+                canonical,
                 entry.into_path(),
                 by_name,
                 size.unwrap_or_default(),
@@ -780,7 +785,7 @@ fn admit_dir(
                     by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
                 if let Some(kind) = kind {
                     let mut input = input(path, bytes, kind);
-                    input.canonical = canonical.of(path);
+                    input.canonical = canonical;
                     steps.push(Step::Ready(input));
                 }
             }
