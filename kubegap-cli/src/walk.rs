@@ -513,9 +513,9 @@ impl Ahead {
     }
 }
 
-/// What may be read (from its name) under a walked directory: its kind by name, its size, and
-/// its bytes when the walk read them ([`Ahead`]).
-/// And its [`lexical_canonical`] path (found by the walk's threads).
+/// What may be read (from its name) under a walked directory: its kind by name, its size, its
+/// bytes when the walk read them ([`Ahead`]) and its [`lexical_canonical`] path (found by the
+/// walk's threads as they meet it).
 type Candidate = Option<(
     Option<FileKind>,
     Option<u64>,
