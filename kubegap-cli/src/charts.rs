@@ -46,11 +46,11 @@ pub fn render(discovered: &mut Discovered, render: Render) {
                             && i.path.as_deref().is_some_and(|p| same(p, &chart_file)))
                     });
                     discovered.inputs.push(Input {
-                        canonical: None,
                         name: format!("<helm template {dir}>"),
                         path: None,
                         bytes: stream,
                         kind: FileKind::Yaml,
+                        canonical: None,
                     });
                 }
                 Err(e) => discovered.errors.push(e),
@@ -64,11 +64,11 @@ pub fn render(discovered: &mut Discovered, render: Render) {
             let dir = display_dir(dir);
             match run("kubectl", &["kustomize", &dir], "--render-kustomize") {
                 Ok(stream) => streams.push(Input {
-                    canonical: None,
                     name: format!("<kubectl kustomize {dir}>"),
                     path: None,
                     bytes: stream,
                     kind: FileKind::Yaml,
+                    canonical: None,
                 }),
                 Err(e) => {
                     discovered.errors.push(e);

@@ -134,11 +134,11 @@ fn git_sides(rev: &str, args: &DiffArgs) -> Result<Sides, String> {
         let shown = format!("{rev}:{rel}");
         base_names.push((shown.clone(), rel.trim_start_matches("./").to_string()));
         base.push(Input {
-            canonical: None,
             name: shown,
             path: Some(on_disk),
             bytes,
             kind,
+            canonical: None,
         });
     }
     let found = walk::discover(&paths, crate::forced_kind(&args.common));

@@ -280,13 +280,13 @@ fn read_stdin(
                 return;
             }
             out.inputs.push(Input {
-                canonical: None,
                 name: "<stdin>".to_string(),
                 path: None,
                 // Detected from the content like `.cfg`/`.conf` files; `--kind` overrides.
                 kind: forced_kind
                     .unwrap_or_else(|| kind::detect_content(&bytes[..bytes.len().min(4096)])),
                 bytes,
+                canonical: None,
             });
         }
         Err(Refusal::TooLarge { .. }) if limit < limits.max_file_size => {
@@ -412,22 +412,32 @@ fn lexical_canonical(path: &Path, root: &Path, canonical: Option<&Path>) -> Opti
         .flatten()
 }
 
-/// The entries of a walk that are symbolic links (rare), met in path order (a directory before
-/// what it holds): a path at or below one of them has no [`lexical_canonical`] path.
+/// The symbolic links among the walk's entries that are the last entry met or above it: a path
+/// at or below one of them has no [`lexical_canonical`] path. Entries are met in path order
+/// (a directory just before what it holds), so a link left behind is never above a later
+/// entry: it is dropped, and the check stays one comparison however many links a tree has.
 #[derive(Default)]
 struct Links(Vec<PathBuf>);
 
 impl Links {
+    /// Takes note of the next entry of the walk, in path order.
     fn meet(&mut self, entry: &ignore::DirEntry) {
+        while self
+            .0
+            .last()
+            .is_some_and(|link| !entry.path().starts_with(link))
+        {
+            self.0.pop();
+        }
         if entry.path_is_symlink() {
             self.0.push(entry.path().to_path_buf());
         }
     }
 
-    /// `canonical` (a [`lexical_canonical`] path of `path`), unless `path` is at or below a
-    /// link met so far.
-    fn unless_linked(&self, path: &Path, canonical: Option<PathBuf>) -> Option<PathBuf> {
-        canonical.filter(|_| !self.0.iter().any(|link| path.starts_with(link)))
+    /// `canonical` (a [`lexical_canonical`] path of the entry met last), unless a link is at
+    /// or above that entry.
+    fn unless_linked(&self, canonical: Option<PathBuf>) -> Option<PathBuf> {
+        canonical.filter(|_| self.0.is_empty())
     }
 }
 
@@ -763,7 +773,7 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
         let Some((by_name, size, read_ahead, canonical)) = candidate else {
             continue;
         };
-        let canonical = links.unless_linked(entry.path(), canonical);
+        let canonical = links.unless_linked(canonical);
         let path = entry.path();
         let admitted = match size {
             Some(size) => admit_size(path, size, limits, budget).map(|()| read_ahead),

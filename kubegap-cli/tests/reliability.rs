@@ -568,13 +568,20 @@ fn a_file_walked_and_named_is_one_input_whatever_the_spelling() {
     write(&dir.join("other/keep"), "");
     symlink("repo", dir.join("via-link")).unwrap();
     symlink("deep", dir.join("repo/real/deep-link")).unwrap();
-    let cases: [&[&str]; 6] = [
+    // Sorted before `deep`, which must still be known after the link is left behind.
+    symlink("deep", dir.join("repo/real/a-link")).unwrap();
+    let cases: [&[&str]; 7] = [
         &["via-link", "repo/real/deep/svc.yaml"],
         &["repo", "via-link/real/deep/svc.yaml"],
         &["other/../repo", "repo/real/deep/svc.yaml"],
         &["./repo/", "via-link"],
         &["repo/real/deep-link/svc.yaml", "via-link/real"],
         &["repo/real", "repo/real/deep-link"],
+        &[
+            "repo/real/a-link/svc.yaml",
+            "repo/real",
+            "via-link/real/deep/svc.yaml",
+        ],
     ];
     for args in cases {
         let mut all = vec!["lint", "--format", "json", "--fail-on", "never"];

@@ -211,11 +211,11 @@ fn inputs_of(path: &Path) -> Vec<Input> {
             let bytes = std::fs::read(&p).unwrap();
             let kind = kind::detect(&p, Some(&bytes[..bytes.len().min(4096)]))?;
             Some(Input {
-                canonical: None,
                 name: p.display().to_string(),
                 path: Some(p),
                 bytes,
                 kind,
+                canonical: None,
             })
         })
         .collect();

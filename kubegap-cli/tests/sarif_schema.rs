@@ -109,25 +109,25 @@ fn every_rule_fixture_renders_valid_sarif() {
 fn stdin_absolute_paths_and_odd_file_names_are_valid_uris() {
     let stream = std::fs::read(root().join("testdata/cli/helm-stream.yaml")).unwrap();
     let stdin = Input {
-        canonical: None,
         name: "<stdin>".into(),
         path: None,
         bytes: stream.clone(),
         kind: FileKind::Yaml,
+        canonical: None,
     };
     let absolute = Input {
-        canonical: None,
         name: "/tmp/kubegap sarif/100%:helm,stream#1.yaml".into(),
         path: None,
         bytes: stream.clone(),
         kind: FileKind::Yaml,
+        canonical: None,
     };
     let relative = Input {
-        canonical: None,
         name: "c:charts/my chart [prod].yaml".into(),
         path: None,
         bytes: stream,
         kind: FileKind::Yaml,
+        canonical: None,
     };
     let log = sarif(&[], vec![stdin, absolute, relative]);
     let errors = schema_errors(&log);
@@ -184,11 +184,11 @@ fn the_schema_check_fails_on_a_broken_log() {
 fn fingerprints_ignore_line_numbers_and_keep_equal_findings_apart() {
     let text = std::fs::read_to_string(root().join("testdata/cli/helm-stream.yaml")).unwrap();
     let input = |text: String| Input {
-        canonical: None,
         name: "stream.yaml".into(),
         path: None,
         bytes: text.into_bytes(),
         kind: FileKind::Yaml,
+        canonical: None,
     };
     let before = sarif(&[], vec![input(text.clone())]);
     let after = sarif(&[], vec![input(format!("# a comment\n\n{text}"))]);

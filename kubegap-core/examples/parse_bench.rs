@@ -123,11 +123,11 @@ fn main() {
         let inputs = files
             .iter()
             .map(|(p, b)| Input {
-                canonical: None,
                 name: p.display().to_string(),
                 path: None,
                 bytes: b.clone(),
                 kind: FileKind::Yaml,
+                canonical: None,
             })
             .collect();
         let report = lint(inputs, &Settings::default());

@@ -795,11 +795,11 @@ fn rule_fixtures<'p>(prefix: &dyn Fn(usize) -> &'p str) -> Vec<Input> {
             let mut bytes = prefix(n).as_bytes().to_vec();
             bytes.extend(std::fs::read(&path).ok()?);
             Some(Input {
-                canonical: None,
                 name: path.display().to_string(),
                 path: Some(path),
                 bytes,
                 kind: FileKind::Yaml,
+                canonical: None,
             })
         })
         .collect()
@@ -853,11 +853,11 @@ spec:
 
     fn edges() -> Workspace {
         let input = Input {
-            canonical: None,
             name: "edges.yaml".to_string(),
             path: None,
             bytes: EDGES.as_bytes().to_vec(),
             kind: FileKind::Yaml,
+            canonical: None,
         };
         load(vec![input], &Settings::default())
     }

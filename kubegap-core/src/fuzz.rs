@@ -96,11 +96,11 @@ pub fn nginx_includes(data: &[u8]) {
     let bytes = std::fs::read(&main).unwrap_or_default();
     let _ = lint(
         vec![Input {
-            canonical: None,
             name: "nginx.conf".into(),
             path: Some(main),
             bytes,
             kind: FileKind::Nginx,
+            canonical: None,
         }],
         &settings,
     );
@@ -129,11 +129,11 @@ fn lint_as(data: &[u8], kind: FileKind) {
     let settings = Settings::default();
     let _ = lint(
         vec![Input {
-            canonical: None,
             name: "input".into(),
             path: None,
             bytes: data.to_vec(),
             kind,
+            canonical: None,
         }],
         &settings,
     );

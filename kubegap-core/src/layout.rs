@@ -412,11 +412,11 @@ pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
         let path = join(chart, CHART_FILE);
         match std::fs::read(&path) {
             Ok(bytes) => out.inputs.push(Input {
-                canonical: None,
                 name: path.display().to_string(),
                 path: Some(path),
                 bytes,
                 kind: FileKind::HelmChart,
+                canonical: None,
             }),
             Err(e) => out.errors.push(format!("{}: {e}", path.display())),
         }

@@ -55,11 +55,11 @@ fn corpus_agrees_with_pyyaml_and_never_panics() {
         let path = corpus().join(cols[0]);
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         inputs.push(Input {
-            canonical: None,
             name: cols[0].to_string(),
             path: Some(path),
             bytes,
             kind: FileKind::Yaml,
+            canonical: None,
         });
         expected.push((
             cols[0].to_string(),

@@ -43,11 +43,11 @@ fn inputs_of(dir: &Path, side: &str) -> Vec<Input> {
                 .to_string_lossy()
                 .replace('\\', "/");
             Some(Input {
-                canonical: None,
                 name: format!("{side}/{rel}"),
                 path: Some(p),
                 bytes,
                 kind,
+                canonical: None,
             })
         })
         .collect()

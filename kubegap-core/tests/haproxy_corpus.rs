@@ -95,11 +95,11 @@ fn no_corpus_file_panics() {
     let inputs: Vec<Input> = files
         .iter()
         .map(|p| Input {
-            canonical: None,
             name: p.display().to_string(),
             path: Some(p.clone()),
             bytes: std::fs::read(p).expect("corpus file is readable"),
             kind: FileKind::Haproxy,
+            canonical: None,
         })
         .collect();
     // Parsing and every rule, with and without a known version.
@@ -189,11 +189,11 @@ proptest! {
             ..Settings::default()
         };
         let input = Input {
-            canonical: None,
             name: "g.cfg".into(),
             path: None,
             bytes: text.into_bytes(),
             kind: FileKind::Haproxy,
+            canonical: None,
         };
         let _ = lint(vec![input], &settings);
     }
@@ -215,11 +215,11 @@ proptest! {
         let text = lines.join("\n");
         let _ = haproxy::parse(FileId(0), &text);
         let input = Input {
-            canonical: None,
             name: "p.cfg".into(),
             path: None,
             bytes: text.into_bytes(),
             kind: FileKind::Haproxy,
+            canonical: None,
         };
         let _ = lint(vec![input], &Settings::default());
     }

@@ -12,11 +12,11 @@ fn run(rule: &str, text: &str, version: Option<&str>, l7_in_front: bool) -> Vec<
         ..Settings::default()
     };
     let input = Input {
-        canonical: None,
         name: "haproxy.cfg".into(),
         path: None,
         bytes: text.as_bytes().to_vec(),
         kind: FileKind::Haproxy,
+        canonical: None,
     };
     let report = lint(vec![input], &settings);
     let errors: Vec<&Finding> = report
@@ -218,11 +218,11 @@ fn large_generated_configs_lint_quickly() {
     }
     let start = std::time::Instant::now();
     let input = Input {
-        canonical: None,
         name: "haproxy.cfg".into(),
         path: None,
         bytes: text.into_bytes(),
         kind: FileKind::Haproxy,
+        canonical: None,
     };
     let report = lint(vec![input], &Settings::default());
     assert!(!report.findings.is_empty());
@@ -251,11 +251,11 @@ backend big
     server-template b 0-18446744073709551615 app.svc:80
 ";
     let input = Input {
-        canonical: None,
         name: "haproxy.cfg".into(),
         path: None,
         bytes: text.as_bytes().to_vec(),
         kind: FileKind::Haproxy,
+        canonical: None,
     };
     let report = lint(vec![input], &Settings::default());
     assert!(report.findings.iter().all(|f| f.rule != "parse-error"));

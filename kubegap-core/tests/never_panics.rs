@@ -5,11 +5,11 @@ use proptest::prelude::*;
 
 fn run(bytes: Vec<u8>, kind: FileKind) {
     let input = Input {
-        canonical: None,
         name: "fuzz".into(),
         path: None,
         bytes,
         kind,
+        canonical: None,
     };
     let report = lint(vec![input], &Settings::default());
     // Every finding's span is inside its file.

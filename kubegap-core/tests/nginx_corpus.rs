@@ -15,11 +15,11 @@ use support::corpus;
 
 fn input(path: &Path) -> Input {
     Input {
-        canonical: None,
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
         bytes: std::fs::read(path).unwrap(),
         kind: FileKind::Nginx,
+        canonical: None,
     }
 }
 

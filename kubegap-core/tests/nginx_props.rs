@@ -6,11 +6,11 @@ use proptest::prelude::*;
 
 fn check(bytes: Vec<u8>) {
     let input = Input {
-        canonical: None,
         name: "fuzz.conf".into(),
         path: None,
         bytes,
         kind: FileKind::Nginx,
+        canonical: None,
     };
     let report = lint(vec![input], &Settings::default());
     for finding in &report.findings {

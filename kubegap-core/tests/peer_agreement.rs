@@ -104,11 +104,11 @@ fn run(path: &Path, rule: &str, settings: &Settings) -> Vec<(Finding, String)> {
     let file_kind = kind::detect(path, Some(&bytes[..bytes.len().min(4096)]))
         .unwrap_or(kubegap_core::FileKind::Yaml);
     let input = Input {
-        canonical: None,
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
         bytes: bytes.clone(),
         kind: file_kind,
+        canonical: None,
     };
     let settings = Settings {
         select: Some(vec![rule.to_string()]),

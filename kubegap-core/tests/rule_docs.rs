@@ -147,11 +147,11 @@ fn doc_examples_behave_as_documented() {
                 path
             });
             let input = Input {
-                canonical: None,
                 name: format!("{}-example-{i}", rule.id),
                 path: path.clone(),
                 bytes: code.into_bytes(),
                 kind,
+                canonical: None,
             };
             let report = lint(vec![input], &settings);
             if let Some(dir) = path.as_deref().and_then(std::path::Path::parent) {

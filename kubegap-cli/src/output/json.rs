@@ -215,11 +215,11 @@ mod tests {
     fn report_of(text: &str, copies: usize) -> Report {
         let inputs = (0..copies)
             .map(|i| kubegap_core::engine::Input {
-                canonical: None,
                 name: format!("in-{i:04}.yaml"),
                 path: None,
                 bytes: text.as_bytes().to_vec(),
                 kind: kubegap_core::FileKind::Yaml,
+                canonical: None,
             })
             .collect();
         kubegap_core::engine::lint(inputs, &kubegap_core::Settings::default())

@@ -134,11 +134,11 @@ spec:
             ..Settings::default()
         };
         let input = |name: &str, text: &str| Input {
-            canonical: None,
             name: name.to_string(),
             path: None,
             bytes: text.as_bytes().to_vec(),
             kind: FileKind::Yaml,
+            canonical: None,
         };
         lint(
             vec![input(deployment, DEPLOYMENT), input(hpa, HPA)],

@@ -169,11 +169,11 @@ spec:
             ..Settings::default()
         };
         let input = Input {
-            canonical: None,
             name: "app.yaml".to_string(),
             path: None,
             bytes: APP.as_bytes().to_vec(),
             kind: FileKind::Yaml,
+            canonical: None,
         };
         lint(vec![input], &settings)
             .findings
