@@ -7,7 +7,11 @@
 
 Runs the commands one after the other, N times (A B A B ...), output to /dev/null, and prints
 for each the median wall time (perf_counter) and the median user, system and minor page
-faults of the child (getrusage). Alternating keeps a host whose speed drifts from favouring
+faults of the child (getrusage), and the share of the machine's CPU time that the hypervisor
+gave to other guests while the command ran (`steal` in /proc/stat: on a VM, the one sign
+that a host busy elsewhere slowed a run; two threads suffer from it more than one). With
+STEAL_MAX set (e.g. 0.02), the medians are also printed over only the rounds in which no
+command ran above that share. Alternating keeps a host whose speed drifts from favouring
 one command; compare ratios within one run, not seconds across runs (docs/PERFORMANCE.md).
 It is a benchmark helper, not a test.
 """
@@ -19,20 +23,52 @@ import sys
 import time
 
 N = int(os.environ.get("N", "6"))
+STEAL_MAX = os.environ.get("STEAL_MAX")
+
+
+def cpu_times():
+    """(all CPU time, steal time) of the machine, in clock ticks (None where unreadable)."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:9]]
+        return sum(ticks), ticks[7]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 cmds = [a.split("=", 1) for a in sys.argv[1:]]
 if not cmds or any(len(c) != 2 for c in cmds):
     sys.exit(__doc__)
 res = {label: [] for label, _ in cmds}
 for _ in range(N):
     for label, cmd in cmds:
+        c0 = cpu_times()
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t1 = time.perf_counter()
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        c1 = cpu_times()
+        steal = (c1[1] - c0[1]) / max(1, c1[0] - c0[0]) if c0 and c1 else 0.0
         res[label].append((t1 - t0, r1.ru_utime - r0.ru_utime,
-                           r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt))
-for label, rows in res.items():
-    wall, user, sys_, minflt = (statistics.median(c) for c in zip(*rows))
-    print(f"{label:10s} wall {wall:.3f} user {user:.3f} sys {sys_:.3f} "
-          f"cpu {user + sys_:.3f} minflt {minflt:.0f}")
+                           r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt, steal))
+
+
+def show(rows_of, title):
+    if title:
+        print(title)
+    for label, rows in rows_of.items():
+        wall, user, sys_, minflt, _ = (statistics.median(c) for c in zip(*rows))
+        steal = statistics.mean(r[4] for r in rows)
+        print(f"{label:10s} wall {wall:.3f} user {user:.3f} sys {sys_:.3f} "
+              f"cpu {user + sys_:.3f} minflt {minflt:.0f} steal {100 * steal:.1f}%")
+
+
+show(res, None)
+if STEAL_MAX is not None:
+    quiet = [i for i in range(N) if all(res[label][i][4] <= float(STEAL_MAX) for label in res)]
+    if quiet:
+        show({label: [rows[i] for i in quiet] for label, rows in res.items()},
+             f"rounds with no command above {float(STEAL_MAX):.0%} steal: {len(quiet)} of {N}")
+    else:
+        print(f"no round without a command above {float(STEAL_MAX):.0%} steal")
