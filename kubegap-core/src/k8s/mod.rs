@@ -607,7 +607,6 @@ struct Links {
     label_index: Vec<(u32, u32)>,
     label_workloads: Vec<usize>,
     workload_namespaces: std::collections::BTreeSet<CompactString>,
-    service_index: ObjIndex,
 }
 
 impl Graph {
@@ -680,6 +679,11 @@ impl Graph {
             graph.objects.len(),
             graph.workloads.iter().enumerate().map(|(i, w)| (w.obj, i)),
         );
+        // Before the backends, which look Services up by object ([`Graph::service_from`]).
+        graph.service_index = ObjIndex::from_pairs(
+            graph.objects.len(),
+            graph.services.iter().enumerate().map(|(i, s)| (s.obj, i)),
+        );
         // The directories' objects and the name index read the objects alone: built side by
         // side.
         let (dir_objects, (index_hashes, index)) = {
@@ -689,14 +693,22 @@ impl Graph {
         graph.dir_objects = dir_objects;
         graph.index_hashes = index_hashes;
         graph.index = index;
-        // The Services' selections, the files' representatives and the patches' marks read
-        // the graph and none of the others: built side by side (the selections' serial steps
-        // left a thread waiting, 2 to 5 ms on a 51 MB stream), then taken in.
-        let (links, (files, marks)) = {
+        // The Services' selections, the files' representatives, the patches' marks, the
+        // Ingresses' and Routes' backends and the HPAs' targets read the objects, the name
+        // index and the places, and none of each other: built side by side, then taken in.
+        // The selections are a chain of steps, some serial (33 ms on a 51 MB stream, on one
+        // thread or two); the backends and targets (14 ms) ran after it and now fill the
+        // thread it left waiting.
+        let (links, ((files, marks), (backends, hpa_targets))) = {
             let graph = &graph;
             rayon::join(
                 || graph.links(),
-                || rayon::join(|| graph.file_indexes(), || graph.patch_marks(documents)),
+                || {
+                    rayon::join(
+                        || rayon::join(|| graph.file_indexes(), || graph.patch_marks(documents)),
+                        || rayon::join(|| graph.backends(documents), || graph.hpa_targets()),
+                    )
+                },
             )
         };
         graph.set_links(links);
@@ -704,9 +716,9 @@ impl Graph {
         for (wi, mark) in marks {
             graph.workloads[wi].patched = mark;
         }
-        graph.index_backends(documents);
-        // Last: HPA and PDB targets are resolved over the finished graph.
-        graph.index_scalers();
+        graph.backend_refs = backends;
+        // Last: PDB targets are resolved over the finished graph (through its label index).
+        graph.index_scalers(hpa_targets);
         graph
     }
 
@@ -985,10 +997,10 @@ impl Graph {
         marks
     }
 
-    /// Indexes Ingress and Route backends by the Service they resolve to (nearest first), so
-    /// that "who sends traffic to this Service" is a lookup, not a scan of every Ingress per
-    /// workload.
-    fn index_backends(&mut self, documents: &[Document]) {
+    /// Ingress and Route backends by the Service they resolve to (nearest first), so that
+    /// "who sends traffic to this Service" is a lookup, not a scan of every Ingress per
+    /// workload. Reads the objects, the name index and the Services' index only.
+    fn backends(&self, documents: &[Document]) -> BTreeMap<ObjId, Vec<(ObjId, At)>> {
         let mut refs: BTreeMap<ObjId, Vec<(ObjId, At)>> = BTreeMap::new();
         let name_of = |at: At| documents[at.doc].node(at.node).as_str().map(str::to_string);
         let mut wanted: Vec<(ObjId, At)> = Vec::new();
@@ -1019,7 +1031,7 @@ impl Graph {
                 refs.entry(service).or_default().push((owner, at));
             }
         }
-        self.backend_refs = refs;
+        refs
     }
 
     /// Ingresses and Routes whose backends resolve to this Service, in input order, with the
@@ -1089,20 +1101,11 @@ impl Graph {
             || this.service_lists(&selections, &group_services),
             || this.label_index(&by_label),
         );
-        let (workload_namespaces, service_index) = rayon::join(
-            || {
-                this.workloads
-                    .iter()
-                    .map(|w| this.objects[w.obj].namespace.clone())
-                    .collect()
-            },
-            || {
-                ObjIndex::from_pairs(
-                    this.objects.len(),
-                    this.services.iter().enumerate().map(|(i, s)| (s.obj, i)),
-                )
-            },
-        );
+        let workload_namespaces = this
+            .workloads
+            .iter()
+            .map(|w| this.objects[w.obj].namespace.clone())
+            .collect();
         drop(by_label);
         Links {
             service_workloads,
@@ -1113,7 +1116,6 @@ impl Graph {
             label_index,
             label_workloads,
             workload_namespaces,
-            service_index,
         }
     }
 
@@ -1133,7 +1135,6 @@ impl Graph {
         self.label_index = links.label_index;
         self.label_workloads = links.label_workloads;
         self.workload_namespaces = links.workload_namespaces;
-        self.service_index = links.service_index;
     }
 
     /// Workloads by namespace, and by (namespace, label key, value), each list in workload
@@ -1813,15 +1814,19 @@ impl Graph {
         Some(documents[at.doc].node(at.node))
     }
 
-    /// Resolves HPA targets and PDB selectors once (over the finished graph), so that rules
-    /// asking per workload stay linear.
-    fn index_scalers(&mut self) {
-        // Targets resolved in parallel, recorded in input order (the first HPA wins).
-        let hpa_targets: Vec<Option<ObjId>> = self
-            .hpas
+    /// Each HPA's target workload, resolved in parallel, in input order. Reads the objects,
+    /// the name index and the workloads' index only.
+    fn hpa_targets(&self) -> Vec<Option<ObjId>> {
+        self.hpas
             .par_iter()
             .map(|hpa| self.resolve_hpa_target(hpa).map(|w| w.obj))
-            .collect();
+            .collect()
+    }
+
+    /// Records the HPAs' targets ([`Graph::hpa_targets`]) and resolves PDB selectors once
+    /// (over the finished graph), so that rules asking per workload stay linear.
+    fn index_scalers(&mut self, hpa_targets: Vec<Option<ObjId>>) {
+        // The first HPA of a workload, in input order, wins.
         let mut workload_hpa = ObjIndex::new(self.objects.len());
         let mut hpa_workload = ObjIndex::new(self.objects.len());
         for (i, target) in hpa_targets.into_iter().enumerate() {
