@@ -21,8 +21,9 @@
 #      interleaved (A B A B ...) under `/usr/bin/time`, all output to /dev/null, and prints wall and CPU (user + system) medians, their ratios, and peak
 #      RSS (the largest of the runs). kubegap runs with all rules and its default threads
 #      (all cores) unless the row says otherwise;
-#   5. checks issue #13's doubling again with a precise clock (scripts/doubling.py), then
-#      measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
+#   5. checks issue #13's doubling again with a precise clock (scripts/doubling.py), compares
+#      two threads with one and with two one-thread processes at once (scripts/threads.py: the
+#      machine's own ceiling for two), then measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
 #      kubegap's scanner, granit-parser into the same tree, granit-parser's bare events.
 # The raw measurements go to target/bench/times.tsv, the printed report to
 # target/bench/report.txt; docs/PERFORMANCE.md is written from that report.
@@ -254,6 +255,19 @@ EOF
 {
   echo
   python3 scripts/doubling.py "$bin" "$in"/stream-1x.yaml "$in"/stream-2x.yaml "$in"/stream-4x.yaml "$in"/stream-8x.yaml "$in"/stream-16x.yaml 5
+} | tee -a "$out/report.txt"
+
+# Two threads against one, and against the machine's own ceiling for two processes
+# (scripts/threads.py: one run, a two-thread run, two one-thread runs at once, alternating;
+# with the hypervisor's steal time). Issue #13's two-thread target reads against this ceiling.
+{
+  echo
+  echo "Two threads, against what this machine gives two independent processes (scripts/threads.py, ${THREAD_ROUNDS:-8} rounds):"
+  echo
+  N=${THREAD_ROUNDS:-8} python3 scripts/threads.py "$bin" \
+    "k8s+helm corpus=$k8s" \
+    "whole corpus=$k8s $corpus/haproxy $corpus/nginx" \
+    "51 MB helm stream (8x)=- < $in/stream-8x.yaml"
 } | tee -a "$out/report.txt"
 
 # 5. Parse throughput into the tree, one thread (issue #13's 80 MB/s per core): kubegap's
