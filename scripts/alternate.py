@@ -22,18 +22,11 @@ import subprocess
 import sys
 import time
 
+from steal import cpu_times, share
+
 N = int(os.environ.get("N", "6"))
 STEAL_MAX = os.environ.get("STEAL_MAX")
 
-
-def cpu_times():
-    """(all CPU time, steal time) of the machine, in clock ticks (None where unreadable)."""
-    try:
-        with open("/proc/stat") as f:
-            ticks = [int(x) for x in f.readline().split()[1:9]]
-        return sum(ticks), ticks[7]
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 cmds = [a.split("=", 1) for a in sys.argv[1:]]
@@ -49,7 +42,7 @@ for _ in range(N):
         t1 = time.perf_counter()
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         c1 = cpu_times()
-        steal = (c1[1] - c0[1]) / max(1, c1[0] - c0[0]) if c0 and c1 else 0.0
+        steal = share(c0, c1)
         res[label].append((t1 - t0, r1.ru_utime - r0.ru_utime,
                            r1.ru_stime - r0.ru_stime, r1.ru_minflt - r0.ru_minflt, steal))
 

@@ -25,21 +25,14 @@ import subprocess
 import sys
 import time
 
+from steal import cpu_times, share
+
 N = int(os.environ.get("N", "8"))
 if len(sys.argv) < 3 or any("=" not in a for a in sys.argv[2:]):
     sys.exit(__doc__)
 binary = sys.argv[1]
 inputs = [a.split("=", 1) for a in sys.argv[2:]]
 
-
-def cpu_times():
-    """(all CPU time, steal time) of the machine, in clock ticks (None where unreadable)."""
-    try:
-        with open("/proc/stat") as f:
-            ticks = [int(x) for x in f.readline().split()[1:9]]
-        return sum(ticks), ticks[7]
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def timed(cmd):
@@ -49,7 +42,7 @@ def timed(cmd):
     subprocess.run(cmd, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     c1 = cpu_times()
-    steal = (c1[1] - c0[1]) / max(1, c1[0] - c0[0]) if c0 and c1 else 0.0
+    steal = share(c0, c1)
     return wall, steal
 
 
