@@ -697,7 +697,7 @@ impl Graph {
         // Ingresses' and Routes' backends and the HPAs' targets read the objects, the name
         // index and the places, and none of each other: built side by side, then taken in.
         // The selections are a chain of steps, some serial (33 ms on a 51 MB stream, on one
-        // thread or two); the backends and targets (14 ms) ran after it and now fill the
+        // thread or two); the backends and targets (19 ms) ran after it and now fill the
         // thread it left waiting.
         let (links, ((files, marks), (backends, hpa_targets))) = {
             let graph = &graph;

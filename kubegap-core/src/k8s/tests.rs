@@ -328,3 +328,53 @@ fn a_name_resolves_to_what_a_scan_of_every_same_named_object_gives() {
         }
     }
 }
+
+/// The backends and HPA targets are resolved while the graph is built, beside the Services'
+/// selections (before those, the files' indexes and the patches' marks are taken in): each
+/// answer is the one the finished graph gives when asked again, with same-named Services and
+/// Deployments in several places, so that the nearest one decides.
+#[test]
+fn backends_and_hpa_targets_resolved_during_the_build_are_the_finished_graphs() {
+    let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ns}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n---\n";
+    let ing = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: ns}\nspec:\n  defaultBackend: {service: {name: web, port: {number: 80}}}\n---\n";
+    let route = "apiVersion: route.openshift.io/v1\nkind: Route\nmetadata: {name: web, namespace: ns}\nspec:\n  to: {kind: Service, name: web}\n---\n";
+    let app = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: web:1}]}\n---\n";
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: ns}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n---\n";
+    let files: Vec<(&str, String)> = vec![
+        ("a/all.yaml", format!("{app}{svc}{ing}{hpa}")),
+        ("a/route.yaml", route.to_string()),
+        ("a/sub/svc.yaml", svc.to_string()),
+        ("b/app.yaml", format!("{app}{svc}")),
+        ("b/ingress.yaml", format!("{ing}{hpa}")),
+        ("c/ingress.yaml", format!("{ing}{route}{hpa}")),
+        ("d/two.yaml", format!("{app}{app}{svc}{svc}{hpa}{ing}")),
+    ];
+    for backwards in [false, true] {
+        let (docs, g) = graph_of_files(&files, backwards);
+        // Asked again of the finished graph.
+        let mut again: BTreeMap<ObjId, Vec<(ObjId, At)>> = BTreeMap::new();
+        let refs = g
+            .ingresses
+            .iter()
+            .flat_map(|i| i.backends.iter().map(|b| (i.obj, b.service_name)))
+            .chain(g.routes.iter().filter_map(|r| r.to.map(|to| (r.obj, to))));
+        for (owner, at) in refs {
+            let name = docs[at.doc].node(at.node).as_str().unwrap().to_string();
+            if let Lookup::Found(s, _) = g.service_from(owner, &g.objects[owner].namespace, &name) {
+                again.entry(s.obj).or_default().push((owner, at));
+            }
+        }
+        assert_eq!(g.backend_refs, again, "backwards: {backwards}");
+        // Some resolved and some did not (d's two Services are equally near).
+        assert!(!again.is_empty());
+        assert!(again.values().map(Vec::len).sum::<usize>() < 7);
+        for h in &g.hpas {
+            assert_eq!(
+                g.hpa_target(h).map(|w| w.obj),
+                g.resolve_hpa_target(h).map(|w| w.obj),
+                "backwards: {backwards}"
+            );
+        }
+        assert!(g.hpas.iter().any(|h| g.hpa_target(h).is_some()));
+    }
+}
