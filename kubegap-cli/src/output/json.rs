@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use kubegap_core::Report;
 
-use super::position;
+use super::{indent, position};
 
 #[derive(Serialize)]
 struct JsonFinding<'a> {
@@ -109,18 +109,6 @@ fn write_in(
     indent(&mut out, &summary, b"\n  ");
     out.extend_from_slice(b"\n}\n");
     w.write_all(&out)
-}
-
-/// Appends `json` to `out` with every line break followed by `by` instead.
-fn indent(out: &mut Vec<u8>, json: &[u8], by: &[u8]) {
-    let mut lines = json.split(|b| *b == b'\n');
-    if let Some(first) = lines.next() {
-        out.extend_from_slice(first);
-    }
-    for line in lines {
-        out.extend_from_slice(by);
-        out.extend_from_slice(line);
-    }
 }
 
 fn json_summary(report: &Report) -> JsonSummary {

@@ -39,6 +39,20 @@ pub fn write_in_order<T: Sync>(
     Ok(())
 }
 
+/// Appends pretty JSON to `out` with every line break followed by `by` instead: a value
+/// serialized alone, indented to the depth it has in a larger document (pretty JSON has a line
+/// break only between tokens: strings escape theirs).
+pub fn indent(out: &mut Vec<u8>, json: &[u8], by: &[u8]) {
+    let mut lines = json.split(|b| *b == b'\n');
+    if let Some(first) = lines.next() {
+        out.extend_from_slice(first);
+    }
+    for line in lines {
+        out.extend_from_slice(by);
+        out.extend_from_slice(line);
+    }
+}
+
 /// 1-based (line, column, end line, end column) of a span, columns in characters.
 pub fn position(file: &SourceFile, span: Span) -> (u32, u32, u32, u32) {
     let start = file.line_col(span.start);
