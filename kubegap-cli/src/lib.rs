@@ -256,29 +256,35 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         Err(code) => return code,
     };
     helm_place::apply(&mut report, spent.documents(), review.chart.as_deref());
-    // JSON and human output are streamed: a large report is not held twice (findings and
-    // their rendered text).
+    // JSON, SARIF, JUnit and human output are streamed: a large report is not held twice
+    // (findings and their rendered text).
     let streamed = !out.statistics
         && match out.format {
             Format::Json => applied.is_none(),
-            Format::Human => true,
-            _ => false,
+            Format::Human | Format::Sarif | Format::Junit => true,
+            Format::Concise | Format::Github => false,
         };
     if streamed {
         let color = use_color(out.color);
-        let written = write_stdout_with(|w| {
-            if out.format == Format::Json {
-                return output::json::write(&report, w);
-            }
-            output::human::write(&report, color, !out.quiet, w)?;
-            match &applied {
-                Some(applied) if !out.quiet => {
-                    w.write_all(baseline::human_line(applied).as_bytes())
+        let written = write_stdout_with(|w| match out.format {
+            Format::Json => output::json::write(&report, w),
+            Format::Sarif => output::sarif::write(&report, w),
+            Format::Junit => output::junit::write_with(&report, &|id| settings.rule_enabled(id), w),
+            _ => {
+                output::human::write(&report, color, !out.quiet, w)?;
+                match &applied {
+                    Some(applied) if !out.quiet => {
+                        w.write_all(baseline::human_line(applied).as_bytes())
+                    }
+                    _ => Ok(()),
                 }
-                _ => Ok(()),
             }
         });
-        if let Some(applied) = applied.as_ref().filter(|_| out.quiet) {
+        // The human output ends with the baseline's line; the others leave it to stderr.
+        if let Some(applied) = applied
+            .as_ref()
+            .filter(|_| out.quiet || out.format != Format::Human)
+        {
             eprint_line(baseline::human_line(applied).trim_end());
         }
         let code = if !discovered.errors.is_empty() || written != EXIT_OK {

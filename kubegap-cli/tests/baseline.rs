@@ -118,6 +118,44 @@ fn baseline_hides_recorded_findings_survives_moves_and_shows_edits() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// SARIF and JUnit, written as they are rendered, carry only what the baseline leaves; the
+/// baseline's own line goes to stderr, keeping stdout one document.
+#[test]
+fn sarif_and_junit_with_a_baseline_hold_only_new_findings() {
+    let dir = temp_copy("formats");
+    let lint = |extra: &[&str]| {
+        let mut args = vec!["lint"];
+        args.extend_from_slice(INPUTS);
+        args.extend_from_slice(extra);
+        kubegap_in(&dir, &args)
+    };
+    let before = lint(&["--format", "json"]);
+    let recorded = findings(&json(&before)).len();
+    assert!(recorded >= 5);
+    assert_eq!(lint(&["--write-baseline", "b.json"]).status.code(), Some(0));
+    let shop = dir.join("shop.yaml");
+    let text = std::fs::read_to_string(&shop).unwrap();
+    std::fs::write(&shop, text.replacen("targetPort: ws", "targetPort: wss", 1)).unwrap();
+    let line = format!("baseline b.json: {recorded} findings hidden, 0 entries no longer found");
+
+    let sarif = lint(&["--format", "sarif", "--baseline", "b.json"]);
+    assert_eq!(sarif.status.code(), Some(1));
+    let v = json(&sarif);
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0]["ruleId"], "k8s-service-target-port-missing");
+    assert_eq!(String::from_utf8_lossy(&sarif.stderr).trim_end(), line);
+
+    let junit = lint(&["--format", "junit", "--baseline", "b.json"]);
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = String::from_utf8_lossy(&junit.stdout);
+    assert!(xml.starts_with("<?xml") && xml.ends_with("</testsuites>\n"));
+    assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
+    assert!(xml.contains("type=\"error\">shop.yaml:"), "{xml}");
+    assert_eq!(String::from_utf8_lossy(&junit.stderr).trim_end(), line);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_baselines_are_usage_errors() {
     let dir = temp_copy("bad");
