@@ -81,8 +81,8 @@ pub struct LineCol {
     pub column: u32,
 }
 
-/// One input file: its name as given, its text, and a line index.
-#[derive(Debug)]
+/// One input file: its name as given, its text, and a line index. A clone shares the text.
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     /// The name as the user gave it (`<stdin>` for standard input).
     pub name: String,

@@ -518,6 +518,24 @@ impl<'a> NodeRef<'a> {
         self.doc.span(self.id)
     }
 
+    /// The source text of this node and everything under it, when nothing under it is an
+    /// alias (which reads a value written elsewhere): two such nodes written alike read alike,
+    /// whatever their documents hold around them. `None` for an alias or a subtree with one.
+    pub fn self_contained_source(&self) -> Option<&'a str> {
+        let doc = self.doc;
+        let n = self.raw();
+        let end = match n.kind() {
+            Kind::Alias => return None,
+            Kind::Seq | Kind::Map => n.arg() as usize,
+            _ => self.id as usize + 1,
+        };
+        let subtree = doc.nodes.get(self.id as usize..end)?;
+        if subtree.iter().any(|n| n.kind() == Kind::Alias) {
+            return None;
+        }
+        doc.text.get(n.start as usize..n.end as usize)
+    }
+
     /// The scalar value (any style), after resolving aliases.
     #[inline]
     pub fn as_str(&self) -> Option<&'a str> {

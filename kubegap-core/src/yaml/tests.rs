@@ -607,3 +607,60 @@ fn the_definitions_of_a_list_lose_their_specs_and_its_other_items_stay() {
         Some("gadgets.example.com")
     );
 }
+
+/// Every file under `testdata` (manifests, Helm streams, broken and adversarial ones): each
+/// collection spans its whole subtree, which [`NodeRef::self_contained_source`] relies on to
+/// tell two nodes apart by their text; and that text is `None` exactly when an alias is in it.
+#[test]
+fn collections_span_their_subtrees() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    let mut stack = vec![root];
+    let (mut files, mut collections, mut with_alias) = (0, 0, 0);
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            files += 1;
+            for doc in parse_stream(FileId(0), &text).0 {
+                for (id, n) in doc.nodes.iter().enumerate() {
+                    let end = match n.kind() {
+                        Kind::Seq | Kind::Map => n.arg() as usize,
+                        _ => id + 1,
+                    };
+                    let subtree = &doc.nodes[id..end];
+                    if matches!(n.kind(), Kind::Seq | Kind::Map) {
+                        collections += 1;
+                        for d in subtree {
+                            assert!(
+                                n.start <= d.start && d.end <= n.end,
+                                "{}: node {id} {n:?} does not span {d:?}",
+                                path.display()
+                            );
+                        }
+                    }
+                    let aliased = subtree.iter().any(|d| d.kind() == Kind::Alias);
+                    with_alias += usize::from(aliased);
+                    let source = doc.node(id as NodeId).self_contained_source();
+                    assert_eq!(source.is_none(), aliased, "{}: node {id}", path.display());
+                    if let Some(source) = source {
+                        assert_eq!(source, &text[n.start as usize..n.end as usize]);
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        files > 100 && collections > 2_000 && with_alias > 0,
+        "{files} {collections} {with_alias}"
+    );
+}
