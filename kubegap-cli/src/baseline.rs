@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use kubegap_core::fingerprint::{fingerprint, Fingerprint};
+use kubegap_core::yaml::Document;
 use kubegap_core::{FileKind, Report, Severity};
 
 /// The format version written and accepted.
@@ -57,18 +58,32 @@ struct File {
     entries: Vec<Entry>,
 }
 
-/// The fingerprint of every finding of a report, in report order. YAML files with findings
-/// are parsed again for their object and key paths; `name` maps a file name to the name used
-/// in fingerprints (relative to a root for `diff`).
-pub fn fingerprints(report: &Report, name: &dyn Fn(&str) -> String) -> Vec<Fingerprint> {
+/// The fingerprint of every finding of a report, in report order, from `kept`, the documents
+/// of the run (in file order, [`kubegap_core::engine::Spent::documents`]): the object and key
+/// path of each finding in a YAML file. A file whose kept documents lost a definition's spec
+/// (the rules do not read it, see `kubegap_core::yaml::parse_stream_without`) is parsed again
+/// whole, so that no path depends on what the rules skipped. `name` maps a file name to the
+/// name used in fingerprints.
+pub fn fingerprints(
+    report: &Report,
+    kept: &[Document],
+    name: &dyn Fn(&str) -> String,
+) -> Vec<Fingerprint> {
     let mut wanted: Vec<_> = report.findings.iter().map(|f| f.span.file).collect();
     wanted.sort();
     wanted.dedup();
-    let mut documents = Vec::new();
+    let mut whole = Vec::new();
+    let mut parsed_again = Vec::new();
     for id in wanted {
         let file = report.files.get(id);
-        if file.kind == FileKind::Yaml {
-            documents.extend(kubegap_core::yaml::parse_stream(id, &file.text).0);
+        let first = kept.partition_point(|d| d.file < id);
+        let pruned = kept[first..]
+            .iter()
+            .take_while(|d| d.file == id)
+            .any(Document::spec_dropped);
+        if file.kind == FileKind::Yaml && pruned {
+            whole.extend(kubegap_core::yaml::parse_stream(id, &file.text).0);
+            parsed_again.push(id);
         }
     }
     report
@@ -76,7 +91,12 @@ pub fn fingerprints(report: &Report, name: &dyn Fn(&str) -> String) -> Vec<Finge
         .iter()
         .map(|f| {
             let file = report.files.get(f.span.file);
-            fingerprint(f, &report.files, &documents, &name(&file.name))
+            let documents = if parsed_again.binary_search(&f.span.file).is_ok() {
+                &whole
+            } else {
+                kept
+            };
+            fingerprint(f, &report.files, documents, &name(&file.name))
         })
         .collect()
 }
@@ -126,12 +146,12 @@ pub struct Applied {
 }
 
 /// Removes the findings the baseline lists (each entry hides one finding) and recounts.
-pub fn apply(report: &mut Report, entries: Vec<Entry>, file: String) -> Applied {
+pub fn apply(report: &mut Report, kept: &[Document], entries: Vec<Entry>, file: String) -> Applied {
     let mut left: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     for e in entries {
         left.entry(e.fingerprint.clone()).or_default().push(e);
     }
-    let fps = fingerprints(report, &|n| n.to_string());
+    let fps = fingerprints(report, kept, &|n| n.to_string());
     let mut keep = Vec::with_capacity(report.findings.len());
     let mut matched = 0;
     for (f, fp) in std::mem::take(&mut report.findings).into_iter().zip(fps) {
@@ -195,4 +215,101 @@ pub fn add_json_member(json: &str, name: &str, value: &serde_json::Value) -> Str
     let pretty = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
     let indented = pretty.replace('\n', "\n  ");
     format!("{},\n  \"{name}\": {indented}\n}}\n", open.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A definition whose spec the rules skip, put before the findings of a fixture in the
+    /// same file.
+    const DEFINITION_THEN_WORKLOAD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+    - name: v1
+      schema: {openAPIV3Schema: {type: object}}
+---
+";
+
+    /// Every rule's `invalid.yaml` fixture, a Helm stream, and the fixtures again behind a
+    /// definition: linted as `lint` runs (definitions' specs not kept).
+    fn inputs() -> Vec<kubegap_core::Input> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+        let mut texts = vec![(
+            "stream.yaml".to_string(),
+            std::fs::read_to_string(root.join("cli/helm-stream.yaml")).unwrap(),
+        )];
+        let mut rules: Vec<_> = std::fs::read_dir(root.join("rules"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        rules.sort();
+        for dir in rules {
+            let Ok(text) = std::fs::read_to_string(dir.join("invalid.yaml")) else {
+                continue;
+            };
+            let rule = dir.file_name().unwrap().to_string_lossy().into_owned();
+            texts.push((format!("{rule}.yaml"), text.clone()));
+            texts.push((
+                format!("{rule}-after-definition.yaml"),
+                format!("{DEFINITION_THEN_WORKLOAD}{text}"),
+            ));
+        }
+        texts
+            .into_iter()
+            .map(|(name, text)| kubegap_core::Input {
+                name,
+                path: None,
+                bytes: text.into_bytes(),
+                kind: FileKind::Yaml,
+                canonical: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fingerprints_from_the_kept_documents_are_those_of_a_whole_parse() {
+        let settings = kubegap_core::Settings::default();
+        let (report, spent) = kubegap_core::engine::lint_keeping(inputs(), &settings);
+        // Every file with a finding parsed again whole: how fingerprints were first computed.
+        let mut whole = Vec::new();
+        for (id, file) in report.files.iter() {
+            whole.extend(kubegap_core::yaml::parse_stream(id, &file.text).0);
+        }
+        let name = |n: &str| n.to_string();
+        let expected: Vec<String> = report
+            .findings
+            .iter()
+            .map(|f| {
+                fingerprint(
+                    f,
+                    &report.files,
+                    &whole,
+                    &name(&report.files.get(f.span.file).name),
+                )
+                .hash
+            })
+            .collect();
+        let got: Vec<String> = fingerprints(&report, spent.documents(), &name)
+            .into_iter()
+            .map(|fp| fp.hash)
+            .collect();
+        assert_eq!(got, expected);
+        // The files behind a definition were linted with its spec dropped, and have findings.
+        assert!(spent.documents().iter().any(|d| d.spec_dropped()));
+        let behind = |f: &&kubegap_core::Finding| {
+            report
+                .files
+                .get(f.span.file)
+                .name
+                .ends_with("-after-definition.yaml")
+        };
+        assert!(report.findings.iter().filter(behind).count() > 20);
+    }
 }

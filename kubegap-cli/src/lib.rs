@@ -251,7 +251,7 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
             return EXIT_ERROR;
         }
     }
-    let applied = match lint_baseline(review, &mut report) {
+    let applied = match lint_baseline(review, &mut report, spent.documents()) {
         Ok(applied) => applied,
         Err(code) => return code,
     };
@@ -356,9 +356,13 @@ fn render(report: &Report, out: &OutputArgs, settings: &kubegap_core::Settings) 
 }
 
 /// `--write-baseline` (writes, then `Err(exit code)`) and `--baseline` (filters the report).
-fn lint_baseline(args: &ReviewArgs, report: &mut Report) -> Result<Option<baseline::Applied>, i32> {
+fn lint_baseline(
+    args: &ReviewArgs,
+    report: &mut Report,
+    kept: &[kubegap_core::yaml::Document],
+) -> Result<Option<baseline::Applied>, i32> {
     if let Some(path) = &args.write_baseline {
-        let entries = baseline::fingerprints(report, &|n| n.to_string())
+        let entries = baseline::fingerprints(report, kept, &|n| n.to_string())
             .into_iter()
             .map(baseline::Entry::from)
             .collect::<Vec<_>>();
@@ -386,6 +390,7 @@ fn lint_baseline(args: &ReviewArgs, report: &mut Report) -> Result<Option<baseli
         })?;
     Ok(Some(baseline::apply(
         report,
+        kept,
         entries,
         path.display().to_string(),
     )))
