@@ -78,6 +78,10 @@ for n in 2000 4000; do
 done
 [ -s "$in/haproxy-300k.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 300000 > "$in/haproxy-300k.cfg"
 [ -s "$in/haproxy-1m.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 1000000 > "$in/haproxy-1m.cfg"
+# A pull request's rendering: the 8x stream with one Deployment's replicas changed (for
+# `kubegap diff`); the stream's own baseline (for `--baseline`).
+[ -s "$in/stream-8x-changed.yaml" ] ||
+  sed '0,/replicas: 2/s//replicas: 3/' "$in/stream-8x.yaml" > "$in/stream-8x-changed.yaml"
 
 times=$out/times.tsv
 : > "$times"
@@ -160,6 +164,15 @@ solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
 solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
 solo "one small file" "$bin lint testdata/cli/clean.yaml" 5
 solo "kubegap rules" "$bin rules" 5
+# The other paths users run: the SARIF report GitHub code scanning uploads, JUnit for GitLab
+# and Jenkins, a baseline, and `kubegap diff` of two renderings.
+solo "k8s+helm corpus, --format sarif" "$bin lint --format sarif $k8s"
+solo "k8s+helm corpus, --format junit" "$bin lint --format junit $k8s"
+solo "helm stream 8x, --format sarif" "$bin lint --format sarif $in/stream-8x.yaml"
+"$bin" lint --write-baseline "$out/stream-8x.baseline.json" "$in/stream-8x.yaml" > /dev/null 2>&1 || true
+solo "helm stream 8x, --baseline of itself" "$lint --baseline $out/stream-8x.baseline.json $in/stream-8x.yaml"
+solo "kubegap diff: helm stream 8x and a one-line change" "$bin diff --format json $in/stream-8x.yaml $in/stream-8x-changed.yaml"
+solo "kubegap diff: k8s+helm corpus against itself" "$bin diff --format json $corpus/k8s $corpus/k8s"
 
 # The report.
 sizes=$out/sizes.tsv
