@@ -79,23 +79,11 @@ fn write_in(
     tasks: usize,
 ) -> std::io::Result<()> {
     w.write_all(b"{\n  \"version\": 1,\n  \"findings\": [")?;
-    super::write_in_order(
+    super::write_json_items(
         &report.findings,
-        chunk,
-        tasks,
-        |start, chunk| {
-            let mut out = Vec::with_capacity(chunk.len() * 1024);
-            let mut one = Vec::with_capacity(2048);
-            for (i, f) in chunk.iter().enumerate() {
-                let first = start + i == 0;
-                out.extend_from_slice(if first { b"\n    " } else { b",\n    " });
-                one.clear();
-                serde_json::to_writer_pretty(&mut one, &finding(report, f))
-                    .map_err(std::io::Error::from)?;
-                indent(&mut out, &one, b"\n    ");
-            }
-            Ok(out)
-        },
+        2,
+        (chunk, tasks),
+        |f| finding(report, f),
         w,
     )?;
     if !report.findings.is_empty() {
@@ -171,11 +159,7 @@ fn finding<'a>(report: &'a Report, f: &'a kubegap_core::Finding) -> JsonFinding<
 
 /// Renders the report as pretty JSON with a trailing newline.
 pub fn render(report: &Report) -> String {
-    let mut out = Vec::new();
-    match write(report, &mut out) {
-        Ok(()) => String::from_utf8(out).unwrap_or_default(),
-        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
-    }
+    super::json_text(|w| write(report, w))
 }
 
 #[cfg(test)]
@@ -201,16 +185,10 @@ mod tests {
     }
 
     fn report_of(text: &str, copies: usize) -> Report {
-        let inputs = (0..copies)
-            .map(|i| kubegap_core::engine::Input {
-                name: format!("in-{i:04}.yaml"),
-                path: None,
-                bytes: text.as_bytes().to_vec(),
-                kind: kubegap_core::FileKind::Yaml,
-                canonical: None,
-            })
+        let inputs: Vec<(String, &str)> = (0..copies)
+            .map(|i| (format!("in-{i:04}.yaml"), text))
             .collect();
-        kubegap_core::engine::lint(inputs, &kubegap_core::Settings::default())
+        super::super::lint_texts(&inputs)
     }
 
     #[test]

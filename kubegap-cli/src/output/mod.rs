@@ -16,11 +16,11 @@ pub mod sarif;
 /// items), each round written before the next one is rendered, so that the text of a large
 /// report is never held whole (JSON and human output; the bytes do not depend on the thread
 /// count).
-pub fn write_in_order<T: Sync>(
-    items: &[T],
+pub fn write_in_order<'s, T: Sync>(
+    items: &'s [T],
     chunk: usize,
     tasks: usize,
-    render: impl Fn(usize, &[T]) -> std::io::Result<Vec<u8>> + Sync,
+    render: impl Fn(usize, &'s [T]) -> std::io::Result<Vec<u8>> + Sync,
     w: &mut impl std::io::Write,
 ) -> std::io::Result<()> {
     use rayon::prelude::*;
@@ -37,6 +37,71 @@ pub fn write_in_order<T: Sync>(
         }
     }
     Ok(())
+}
+
+/// Writes the items of a pretty JSON array whose `[` is already written, at `depth` levels of
+/// indentation (two spaces each), without the closing line: each item serialized alone from
+/// what `value` makes of it, in parallel batches written in order ([`write_in_order`]), and
+/// indented to its depth, so that the bytes are those of `serde_json` over the whole document.
+pub fn write_json_items<'s, T: Sync, V: serde::Serialize>(
+    items: &'s [T],
+    depth: usize,
+    (chunk, tasks): (usize, usize),
+    value: impl Fn(&'s T) -> V + Sync,
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let by: Vec<u8> = std::iter::once(b'\n')
+        .chain(std::iter::repeat_n(b' ', 2 * depth))
+        .collect();
+    write_in_order(
+        items,
+        chunk,
+        tasks,
+        |start, chunk| {
+            let mut out = Vec::with_capacity(chunk.len() * 1024);
+            let mut one = Vec::with_capacity(2048);
+            for (i, item) in chunk.iter().enumerate() {
+                if start + i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(&by);
+                one.clear();
+                serde_json::to_writer_pretty(&mut one, &value(item))
+                    .map_err(std::io::Error::from)?;
+                indent(&mut out, &one, &by);
+            }
+            Ok(out)
+        },
+        w,
+    )
+}
+
+/// The text a streaming writer of a JSON format (`json::write`, `sarif::write`) writes, for
+/// callers that want it whole (`kubegap diff`, tests); an error in place of the document if
+/// the writer failed.
+pub fn json_text(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    match write(&mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    }
+}
+
+/// Lints YAML texts, each under its name, with the default settings: the reports the formats'
+/// tests render.
+#[cfg(test)]
+pub(crate) fn lint_texts<S: AsRef<str>>(inputs: &[(S, &str)]) -> Report {
+    let inputs = inputs
+        .iter()
+        .map(|(name, text)| kubegap_core::engine::Input {
+            name: name.as_ref().to_string(),
+            path: None,
+            bytes: text.as_bytes().to_vec(),
+            kind: kubegap_core::FileKind::Yaml,
+            canonical: None,
+        })
+        .collect();
+    kubegap_core::engine::lint(inputs, &kubegap_core::Settings::default())
 }
 
 /// Appends pretty JSON to `out` with every line break followed by `by` instead: a value

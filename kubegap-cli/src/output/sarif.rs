@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use kubegap_core::rules::find;
 use kubegap_core::{Report, Severity};
 
-use super::{indent, position};
+use super::position;
 
 fn level(severity: Severity) -> &'static str {
     match severity {
@@ -307,26 +307,11 @@ fn write_in(
     w.write_all(b"[")?;
     let findings: Vec<(&kubegap_core::Finding, (u64, u32))> =
         report.findings.iter().zip(fingerprints).collect();
-    super::write_in_order(
+    super::write_json_items(
         &findings,
-        chunk,
-        tasks,
-        |start, chunk| {
-            let mut out = Vec::with_capacity(chunk.len() * 1536);
-            let mut one = Vec::with_capacity(2048);
-            for (i, (f, fingerprint)) in chunk.iter().enumerate() {
-                out.extend_from_slice(if start + i == 0 {
-                    b"\n        "
-                } else {
-                    b",\n        "
-                });
-                one.clear();
-                serde_json::to_writer_pretty(&mut one, &result(report, &rule_ids, f, *fingerprint))
-                    .map_err(std::io::Error::from)?;
-                indent(&mut out, &one, b"\n        ");
-            }
-            Ok(out)
-        },
+        4,
+        (chunk, tasks),
+        |(f, fingerprint)| result(report, &rule_ids, f, *fingerprint),
         w,
     )?;
     if !findings.is_empty() {
@@ -339,15 +324,12 @@ fn write_in(
 
 /// The SARIF log, with a trailing newline.
 pub fn render(report: &Report) -> String {
-    let mut out = Vec::new();
-    match write(report, &mut out) {
-        Ok(()) => String::from_utf8(out).unwrap_or_default(),
-        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
-    }
+    super::json_text(|w| write(report, w))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::lint_texts;
     use super::*;
 
     /// The log built whole as `serde_json` values (how this format was first written): what
@@ -417,30 +399,16 @@ mod tests {
         out
     }
 
-    fn report_of(inputs: &[(&str, &str)]) -> Report {
-        let inputs = inputs
-            .iter()
-            .map(|(name, text)| kubegap_core::engine::Input {
-                name: (*name).to_string(),
-                path: None,
-                bytes: text.as_bytes().to_vec(),
-                kind: kubegap_core::FileKind::Yaml,
-                canonical: None,
-            })
-            .collect();
-        kubegap_core::engine::lint(inputs, &kubegap_core::Settings::default())
-    }
-
     #[test]
     fn results_written_in_batches_match_the_whole_log() {
         let stream = include_str!("../../../testdata/cli/helm-stream.yaml");
         let many = include_str!("../../../testdata/rules/k8s-grace-period-too-short/invalid.yaml");
         let names = ["a.yaml", "./dir/b c.yaml", "/abs/c.yaml", "<stdin>"];
         let reports = [
-            report_of(&[]),
-            report_of(&[("broken.yaml", "a: [")]),
-            report_of(&[("stream.yaml", stream)]),
-            report_of(&names.map(|n| (n, many))),
+            lint_texts::<&str>(&[]),
+            lint_texts(&[("broken.yaml", "a: [")]),
+            lint_texts(&[("stream.yaml", stream)]),
+            lint_texts(&names.map(|n| (n, many))),
         ];
         for report in &reports {
             let expected = reference(report);
