@@ -221,21 +221,9 @@ pub fn add_json_member(json: &str, name: &str, value: &serde_json::Value) -> Str
 mod tests {
     use super::*;
 
-    /// A definition whose spec the rules skip, put before the findings of a fixture in the
-    /// same file.
-    const DEFINITION_THEN_WORKLOAD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-    - name: v1
-      schema: {openAPIV3Schema: {type: object}}
----
-";
+    /// A definition whose spec the rules skip (with a schema, as charts ship them), put before
+    /// the findings of a fixture in the same file.
+    const DEFINITION: &str = include_str!("../../testdata/definitions/widgets-crd.yaml");
 
     /// Every rule's `invalid.yaml` fixture, a Helm stream, and the fixtures again behind a
     /// definition: linted as `lint` runs (definitions' specs not kept).
@@ -258,7 +246,7 @@ spec:
             texts.push((format!("{rule}.yaml"), text.clone()));
             texts.push((
                 format!("{rule}-after-definition.yaml"),
-                format!("{DEFINITION_THEN_WORKLOAD}{text}"),
+                format!("{DEFINITION}{text}"),
             ));
         }
         texts

@@ -1002,24 +1002,7 @@ mod for_rules_tests {
     use super::*;
 
     /// A definition with a schema, as charts and operators ship them.
-    const DEFINITION: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec: {type: object, properties: {replicas: {type: integer}}}
----
-";
+    const DEFINITION: &str = include_str!("../../testdata/definitions/widgets-crd.yaml");
 
     /// Every rule's `invalid.yaml` fixture with a definition (or a `List` of two) before its
     /// documents: loaded for the rules (the definitions' specs dropped) and whole, the same

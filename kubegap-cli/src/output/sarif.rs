@@ -290,15 +290,14 @@ fn frame(rule_ids: &[&str]) -> (String, String) {
 /// time. The bytes are those of `serde_json::to_string_pretty` over the whole log (a test
 /// compares them).
 pub fn write(report: &Report, w: &mut impl std::io::Write) -> std::io::Result<()> {
-    write_in(report, w, 128, 2 * rayon::current_num_threads().max(1))
+    write_in(report, w, super::batch())
 }
 
-/// [`write`], `chunk` results rendered by a task, `tasks` tasks a round.
+/// [`write`], in batches of (results a task, tasks a round).
 fn write_in(
     report: &Report,
     w: &mut impl std::io::Write,
-    chunk: usize,
-    tasks: usize,
+    batch: (usize, usize),
 ) -> std::io::Result<()> {
     let rule_ids = rule_ids(report);
     let (before, after) = frame(&rule_ids);
@@ -310,7 +309,7 @@ fn write_in(
     super::write_json_items(
         &findings,
         4,
-        (chunk, tasks),
+        batch,
         |(f, fingerprint)| result(report, &rule_ids, f, *fingerprint),
         w,
     )?;
@@ -414,7 +413,7 @@ mod tests {
             let expected = reference(report);
             for (chunk, tasks) in [(128, 4), (1, 1), (3, 2), (7, 5)] {
                 let mut out = Vec::new();
-                write_in(report, &mut out, chunk, tasks).unwrap();
+                write_in(report, &mut out, (chunk, tasks)).unwrap();
                 assert_eq!(
                     String::from_utf8(out).unwrap(),
                     expected,
