@@ -19,7 +19,7 @@ use crate::finding::{Finding, Severity};
 use crate::fingerprint::fingerprint;
 use crate::k8s::{At, ObjId};
 use crate::rule::{Rule, Sink};
-use crate::source::{FileId, FileKind, SourceMap, Span};
+use crate::source::{FileId, FileKind, Span};
 use crate::yaml::{Document, NodeKind, NodeRef};
 
 /// One side of the comparison.
@@ -454,7 +454,7 @@ pub fn compare(
         }));
     }
     // Each side's findings and their fingerprints, the two sides side by side; the
-    // fingerprints read the documents the check kept (they were parsed again).
+    // fingerprints read the documents the check kept instead of parsing the files again.
     let lint = |ws: Workspace, names: &[String]| {
         let (report, spent) = check_keeping(ws, settings);
         let fps = report_fingerprints(&report, spent.documents(), names);
@@ -523,22 +523,6 @@ fn report_fingerprints(report: &Report, documents: &[Document], names: &[String]
         .par_iter()
         .map(|f| fingerprint(f, &report.files, documents, &names[f.span.file.0 as usize]).hash)
         .collect()
-}
-
-/// The YAML documents of the files that findings point into, parsed again (for
-/// fingerprints of a report whose workspace is gone).
-pub fn reparse(files: &SourceMap, findings: &[Finding]) -> Vec<Document> {
-    let mut wanted: Vec<FileId> = findings.iter().map(|f| f.span.file).collect();
-    wanted.sort();
-    wanted.dedup();
-    let mut documents = Vec::new();
-    for id in wanted {
-        let file = files.get(id);
-        if file.kind == FileKind::Yaml {
-            documents.extend(crate::yaml::parse_stream(id, &file.text).0);
-        }
-    }
-    documents
 }
 
 /// A rule that only `kubegap diff` runs: `kubegap lint` has no BASE to compare with.
