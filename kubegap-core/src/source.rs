@@ -96,8 +96,27 @@ pub struct SourceFile {
     /// The start of every [`LINE_STRIDE`]-th line (the others are found from the nearest one
     /// before them): 1/32 of a full index, which is 7 MB for a 51 MB stream.
     line_samples: Box<[u32]>,
-    /// Number of lines.
+    /// Number of lines of `text`.
     lines: usize,
+    /// Runs of whole lines cut out of the text once it was parsed, because only what no rule
+    /// reads was written there (the inside of a CustomResourceDefinition's `spec`, see
+    /// [`crate::yaml::cut_unread`]); in text order. Offsets are those of the text as kept;
+    /// line numbers count the lines cut, so they are those of the file. Empty for nearly every
+    /// file.
+    holes: Box<[Hole]>,
+}
+
+/// Whole lines cut out of a [`SourceFile`]'s text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hole {
+    /// Where the lines were, in the text as kept: the start of the line that followed them.
+    pub at: u32,
+    /// Bytes cut.
+    pub bytes: u32,
+    /// Lines cut.
+    pub lines: u32,
+    /// The 0-based line of `at` in the text as kept (set by [`SourceFile::set_holes`]).
+    pub line: u32,
 }
 
 /// One line start in this many is kept in a [`SourceFile`]'s line index.
@@ -115,7 +134,7 @@ const LINE_BLOCK: usize = 1 << 20;
 
 /// The line ends (next line starts) whose line break is in `bytes[lo..hi]` (a CR's LF may be
 /// just past `hi`).
-fn line_ends_in(bytes: &[u8], lo: usize, hi: usize) -> impl Iterator<Item = usize> + '_ {
+pub(crate) fn line_ends_in(bytes: &[u8], lo: usize, hi: usize) -> impl Iterator<Item = usize> + '_ {
     memchr::memchr2_iter(b'\n', b'\r', &bytes[lo..hi])
         .map(move |i| lo + i)
         .filter(move |&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
@@ -236,17 +255,72 @@ impl SourceFile {
             // Kept for the whole run: no spare capacity.
             line_samples,
             lines,
+            holes: Box::default(),
         }
+    }
+
+    /// Gives this file `text` instead of its text: the same text with the lines `holes` says
+    /// were cut out (their `line` is set here). Line numbers stay those of the file as written.
+    pub fn set_holes(&mut self, text: Arc<String>, mut holes: Vec<Hole>) {
+        let (line_samples, lines) = sample_lines(text.as_bytes());
+        self.text = text;
+        self.line_samples = line_samples;
+        self.lines = lines;
+        self.holes = Box::default();
+        for hole in &mut holes {
+            hole.line = u32::try_from(self.kept_line_index(hole.at)).unwrap_or(u32::MAX);
+        }
+        self.holes = holes.into_boxed_slice();
+    }
+
+    /// The lines cut out of the text (see [`SourceFile::set_holes`]).
+    pub fn holes(&self) -> &[Hole] {
+        &self.holes
+    }
+
+    /// Lines cut before the offset `offset` of the text as kept.
+    fn lines_cut_before(&self, offset: u32) -> usize {
+        self.holes
+            .iter()
+            .take_while(|h| h.at <= offset)
+            .map(|h| h.lines as usize)
+            .sum()
+    }
+
+    /// The line of the text as kept that the file's 0-based line `line` is, or the hole it was
+    /// cut with.
+    fn kept_line(&self, line: usize) -> Result<usize, &Hole> {
+        let mut cut = 0usize;
+        for hole in self.holes.iter() {
+            let first = hole.line as usize + cut;
+            if line < first {
+                break;
+            }
+            if line < first + hole.lines as usize {
+                return Err(hole);
+            }
+            cut += hole.lines as usize;
+        }
+        Ok(line - cut)
     }
 
     /// Number of lines (a file without a line break has one; a final line break starts an
     /// empty last line).
     pub fn line_count(&self) -> usize {
-        self.lines
+        self.lines + self.holes.iter().map(|h| h.lines as usize).sum::<usize>()
     }
 
-    /// The byte offset at which the 0-based line `line` starts, `None` past the last line.
+    /// The byte offset at which the 0-based line `line` starts, `None` past the last line (a
+    /// line cut out of the text starts where the text continues).
     pub fn line_start(&self, line: usize) -> Option<u32> {
+        match self.kept_line(line) {
+            Ok(line) => self.kept_line_start(line),
+            Err(hole) => Some(hole.at),
+        }
+    }
+
+    /// [`SourceFile::line_start`] of a line of the text as kept.
+    fn kept_line_start(&self, line: usize) -> Option<u32> {
         if line >= self.lines {
             return None;
         }
@@ -264,7 +338,11 @@ impl SourceFile {
     /// last line).
     pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
         let len = self.text.len();
-        let Some(start) = self.line_start(line) else {
+        let line = match self.kept_line(line) {
+            Ok(line) => line,
+            Err(hole) => return hole.at as usize..hole.at as usize,
+        };
+        let Some(start) = self.kept_line_start(line) else {
             return len..len;
         };
         let start = start as usize;
@@ -279,6 +357,11 @@ impl SourceFile {
 
     /// 0-based line index of a byte offset (the last line for an offset past the end).
     pub fn line_index(&self, offset: u32) -> usize {
+        self.kept_line_index(offset) + self.lines_cut_before(offset)
+    }
+
+    /// [`SourceFile::line_index`] in the text as kept.
+    fn kept_line_index(&self, offset: u32) -> usize {
         let j = self
             .line_samples
             .partition_point(|s| *s <= offset)
@@ -361,6 +444,11 @@ impl SourceMap {
     /// Only on an id that did not come from this map, which is a bug, not bad input.
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
+    }
+
+    /// A file by id, to change.
+    pub fn get_mut(&mut self, id: FileId) -> &mut SourceFile {
+        &mut self.files[id.0 as usize]
     }
 
     /// Looks a file up by its path on disk.

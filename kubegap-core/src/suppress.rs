@@ -18,7 +18,8 @@ use crate::rules::{PARSE_ERROR, UNKNOWN_SUPPRESSION, UNUSED_SUPPRESSION};
 use crate::source::{FileId, FileKind, SourceMap, Span};
 use crate::yaml::{Document, ScalarStyle};
 
-const MARK: &str = "kubegap-ignore:";
+/// What starts a suppression comment.
+pub(crate) const MARK: &str = "kubegap-ignore:";
 /// The annotation that exempts an object from rules.
 pub const ANNOTATION: &str = crate::value::declarations::IGNORE;
 /// The optional annotation that says why.

@@ -20,7 +20,10 @@ use granit_parser::{Event, Parser, ScanError};
 use crate::finding::ParseError;
 use crate::source::{FileId, Span};
 
+mod cut;
 mod fast;
+
+pub use cut::cut_unread;
 pub use fast::Coverage;
 
 /// Index of a node in its [`Document`].
@@ -243,7 +246,7 @@ impl Node {
 }
 
 /// One YAML document of a stream.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Document {
     /// The file it is in.
     pub file: FileId,
@@ -276,10 +279,13 @@ pub struct Document {
 }
 
 /// What few documents have.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Rare {
     duplicates: Box<[(NodeId, NodeId)]>,
     tags: Box<[(NodeId, String)]>,
+    /// The byte ranges of the values left out ([`Document::spec_dropped`]), until
+    /// [`cut_unread`] has cut their lines out of the text.
+    dropped: Box<[(u32, u32)]>,
 }
 
 impl Document {
@@ -287,6 +293,14 @@ impl Document {
     pub fn origin(&self) -> Option<&str> {
         self.origin
             .and_then(|o| self.text.get(o.start as usize..o.end as usize))
+    }
+
+    /// Moves the document to the file `file` (an input parsed before its id was known).
+    pub(crate) fn set_file(&mut self, file: FileId) {
+        self.file = file;
+        if let Some(origin) = &mut self.origin {
+            origin.file = file;
+        }
     }
 
     /// The span of [`Document::origin`].
@@ -350,10 +364,9 @@ impl Document {
         std::mem::size_of_val(&*self.nodes)
             + self.values.len()
             + std::mem::size_of_val(&*self.value_ends)
-            + self
-                .rare
-                .as_ref()
-                .map_or(0, |_| std::mem::size_of::<Rare>())
+            + self.rare.as_ref().map_or(0, |r| {
+                std::mem::size_of::<Rare>() + std::mem::size_of_val(&*r.dropped)
+            })
             + std::mem::size_of_val(self.duplicates())
             + self
                 .tags()
@@ -1093,12 +1106,19 @@ impl<'t> Builder<'t> {
             Some(unread) => self.droppable(unread),
             None => Vec::new(),
         };
-        let rare = (!self.duplicates.is_empty() || !self.tags.is_empty()).then(|| {
-            Box::new(Rare {
-                duplicates: self.duplicates.as_slice().into(),
-                tags: std::mem::take(&mut self.tags).into_boxed_slice(),
-            })
-        });
+        let dropped: Box<[(u32, u32)]> = specs
+            .iter()
+            .filter_map(|id| self.nodes.get(*id as usize))
+            .map(|n| (n.start, n.end))
+            .collect();
+        let rare = (!self.duplicates.is_empty() || !self.tags.is_empty() || !dropped.is_empty())
+            .then(|| {
+                Box::new(Rare {
+                    duplicates: self.duplicates.as_slice().into(),
+                    tags: std::mem::take(&mut self.tags).into_boxed_slice(),
+                    dropped,
+                })
+            });
         let (nodes, values, value_ends) = if specs.is_empty() {
             (
                 self.nodes.as_slice().into(),
