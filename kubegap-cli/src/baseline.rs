@@ -257,6 +257,7 @@ mod tests {
                 bytes: text.into_bytes(),
                 kind: FileKind::Yaml,
                 canonical: None,
+                prepared: None,
             })
             .collect()
     }

@@ -51,6 +51,7 @@ pub fn render(discovered: &mut Discovered, render: Render) {
                         bytes: stream,
                         kind: FileKind::Yaml,
                         canonical: None,
+                        prepared: None,
                     });
                 }
                 Err(e) => discovered.errors.push(e),
@@ -69,6 +70,7 @@ pub fn render(discovered: &mut Discovered, render: Render) {
                     bytes: stream,
                     kind: FileKind::Yaml,
                     canonical: None,
+                    prepared: None,
                 }),
                 Err(e) => {
                     discovered.errors.push(e);

@@ -139,6 +139,7 @@ fn git_sides(rev: &str, args: &DiffArgs) -> Result<Sides, String> {
             bytes,
             kind,
             canonical: None,
+            prepared: None,
         });
     }
     let found = walk::discover(&paths, crate::forced_kind(&args.common));

@@ -216,6 +216,7 @@ fn inputs_of(path: &Path) -> Vec<Input> {
                 bytes,
                 kind,
                 canonical: None,
+                prepared: None,
             })
         })
         .collect();

@@ -114,6 +114,7 @@ fn stdin_absolute_paths_and_odd_file_names_are_valid_uris() {
         bytes: stream.clone(),
         kind: FileKind::Yaml,
         canonical: None,
+        prepared: None,
     };
     let absolute = Input {
         name: "/tmp/kubegap sarif/100%:helm,stream#1.yaml".into(),
@@ -121,6 +122,7 @@ fn stdin_absolute_paths_and_odd_file_names_are_valid_uris() {
         bytes: stream.clone(),
         kind: FileKind::Yaml,
         canonical: None,
+        prepared: None,
     };
     let relative = Input {
         name: "c:charts/my chart [prod].yaml".into(),
@@ -128,6 +130,7 @@ fn stdin_absolute_paths_and_odd_file_names_are_valid_uris() {
         bytes: stream,
         kind: FileKind::Yaml,
         canonical: None,
+        prepared: None,
     };
     let log = sarif(&[], vec![stdin, absolute, relative]);
     let errors = schema_errors(&log);
@@ -189,6 +192,7 @@ fn fingerprints_ignore_line_numbers_and_keep_equal_findings_apart() {
         bytes: text.into_bytes(),
         kind: FileKind::Yaml,
         canonical: None,
+        prepared: None,
     };
     let before = sarif(&[], vec![input(text.clone())]);
     let after = sarif(&[], vec![input(format!("# a comment\n\n{text}"))]);

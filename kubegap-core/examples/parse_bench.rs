@@ -128,6 +128,7 @@ fn main() {
                 bytes: b.clone(),
                 kind: FileKind::Yaml,
                 canonical: None,
+                prepared: None,
             })
             .collect();
         let report = lint(inputs, &Settings::default());

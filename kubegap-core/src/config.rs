@@ -77,6 +77,11 @@ pub struct Settings {
     pub report_unused_suppressions: bool,
     /// What may be read besides the inputs, and how much (lint roots, size limit).
     pub reads: crate::reads::ReadPolicy,
+    /// Keep every file's text whole. By default the lines inside the values no rule reads (a
+    /// CustomResourceDefinition's `spec`) are cut out of the text once it is parsed
+    /// ([`crate::yaml::cut_unread`]); a caller that parses the texts again (baselines, which
+    /// fingerprint findings by their object and key path) keeps them. Not a configuration key.
+    pub keep_whole_texts: bool,
 }
 
 /// A hop in front of the cluster, declared in the configuration (e.g. a CDN).

@@ -34,6 +34,63 @@ pub struct Input {
     /// the rest); `None` to have the engine look it up, as it does for every other path.
     /// The engine trusts it: it names the file, and `path`'s directory is its parent.
     pub canonical: Option<PathBuf>,
+    /// The input decoded and parsed for the rules as soon as it was read ([`prepare`]); its
+    /// `bytes` are then empty.
+    pub prepared: Option<Box<Prepared>>,
+}
+
+/// An input decoded and parsed for the rules ahead of [`lint`] ([`prepare`]), with the lines
+/// no rule reads already cut out of its text.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    file: SourceFile,
+    decode_error: Option<ParseError>,
+    documents: Vec<Document>,
+    errors: Vec<ParseError>,
+}
+
+/// The file id a prepared input is parsed under, until [`load_for_rules`] gives it its own.
+const UNPLACED: FileId = FileId(u32::MAX);
+
+/// Decodes and parses a manifest for the rules as soon as it is read, and cuts the lines no
+/// rule reads out of its text ([`yaml::cut_unread`]): a caller reading many files (a directory
+/// walk) calls it on each as it reads it, so that the text of every CustomResourceDefinition's
+/// `spec` (82 % of the bytes of the corpus's manifests) is never held all at once. For
+/// [`lint`], [`lint_keeping`] and [`chains`] only, without [`Settings::keep_whole_texts`]: the
+/// other loads read a prepared input's text as kept. Anything but a manifest, and a manifest
+/// not [`worth_preparing`], is left as it is: [`lint`] parses those in its own parallel pass,
+/// as it would have (and cuts there what this missed).
+pub fn prepare(input: &mut Input) {
+    if input.kind != FileKind::Yaml || input.prepared.is_some() || !worth_preparing(&input.bytes) {
+        return;
+    }
+    let bytes = std::mem::take(&mut input.bytes);
+    let (text, decode_error) = decode(UNPLACED, bytes, input.kind);
+    let mut file = SourceFile::new(input.name.clone(), input.path.clone(), text, input.kind);
+    let text = std::sync::Arc::clone(&file.text);
+    let (mut documents, mut errors) =
+        yaml::parse_stream_without(UNPLACED, &text, &crate::k8s::UNREAD_BY_RULES);
+    if let Some((kept, holes)) = yaml::cut_unread(UNPLACED, &text, &mut documents, &mut errors) {
+        drop(text);
+        file.set_holes(kept, holes);
+    }
+    input.prepared = Some(Box::new(Prepared {
+        file,
+        decode_error,
+        documents,
+        errors,
+    }));
+}
+
+/// Whether a file's bytes name the kind whose values [`prepare`] cuts
+/// (`CustomResourceDefinition`): one search of the bytes, which for most files spares both
+/// the parse ahead of [`lint`] and what it would hold.
+pub fn worth_preparing(bytes: &[u8]) -> bool {
+    static KIND: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| {
+            memchr::memmem::Finder::new(crate::k8s::UNREAD_BY_RULES.kind.as_bytes())
+        });
+    KIND.find(bytes).is_some()
 }
 
 /// Counts for the summary line and the JSON `summary`.
@@ -178,6 +235,15 @@ pub fn load_for_rules(inputs: Vec<Input>, settings: &Settings) -> Workspace {
     load_with(inputs, settings, true)
 }
 
+/// What parsing one file gives: its documents or its haproxy.cfg, its errors, and the text
+/// as kept when lines were cut out of it ([`yaml::cut_unread`]).
+type Parsed = (
+    Vec<Document>,
+    Option<HaproxyConfig>,
+    Vec<ParseError>,
+    Option<(std::sync::Arc<String>, Vec<crate::source::Hole>)>,
+);
+
 fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Workspace {
     inputs.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
     // The same file named twice (`k8s/a.yaml` and `./k8s/a.yaml`, or a directory and a file in
@@ -224,10 +290,28 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
                 .enumerate()
                 .map(|(i, input)| {
                     let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
+                    if let Some(prepared) = input.prepared {
+                        let Prepared {
+                            mut file,
+                            mut decode_error,
+                            documents,
+                            errors,
+                        } = *prepared;
+                        // The kind found by the layout (a `Chart.yaml`) wins; the documents
+                        // are the rules' only for a manifest they load.
+                        file.kind = input.kind;
+                        if let Some(error) = &mut decode_error {
+                            error.span.file = id;
+                        }
+                        let parsed = (for_rules && input.kind == FileKind::Yaml)
+                            .then_some((documents, errors));
+                        return Some((file, decode_error, parsed));
+                    }
                     let (text, error) = decode(id, input.bytes, input.kind);
                     Some((
                         SourceFile::new(input.name, input.path, text, input.kind),
                         error,
+                        None,
                     ))
                 })
                 .collect::<Vec<_>>()
@@ -263,8 +347,10 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
     let mut canonical_dirs = Vec::new();
     let mut files = SourceMap::with_capacity(keep.iter().filter(|k| **k).count());
     let mut parse_findings = Vec::new();
+    // The prepared manifests' documents and errors, under their ids.
+    let mut ready: Vec<(FileId, Parsed)> = Vec::new();
     for ((slot, (key, dir)), keep) in decoded.iter_mut().zip(keys.into_iter().zip(dirs)).zip(keep) {
-        let Some((file, error)) = slot.take().filter(|_| keep) else {
+        let Some((file, error, parsed)) = slot.take().filter(|_| keep) else {
             continue;
         };
         canonical.push(match key {
@@ -281,6 +367,21 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
             }
             parse_finding(error)
         }));
+        if let Some((mut docs, mut errors)) = parsed {
+            for doc in &mut docs {
+                doc.set_file(id);
+            }
+            for error in &mut errors {
+                for span in std::iter::once(&mut error.span)
+                    .chain(error.labels.iter_mut().map(|l| &mut l.span))
+                {
+                    if span.file == UNPLACED {
+                        span.file = id;
+                    }
+                }
+            }
+            ready.push((id, (docs, None, errors, None)));
+        }
         files.add(file);
     }
     drop(decoded);
@@ -297,6 +398,7 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
     let to_parse: Vec<(FileId, FileKind, std::sync::Arc<String>)> = ids
         .iter()
         .filter(|(_, kind)| matches!(kind, FileKind::Yaml | FileKind::Haproxy))
+        .filter(|(id, _)| ready.binary_search_by_key(id, |(r, _)| *r).is_err())
         .map(|(id, kind)| (*id, *kind, std::sync::Arc::clone(&files.get(*id).text)))
         .collect();
     let known = nginx::Canonical {
@@ -332,10 +434,10 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
                             FileKind::Haproxy => {
                                 let (config, errors) =
                                     haproxy::parse_shared(*id, std::sync::Arc::clone(text));
-                                (Vec::new(), Some(config), errors)
+                                (Vec::new(), Some(config), errors, None)
                             }
                             _ => {
-                                let (docs, errors) = if for_rules {
+                                let (mut docs, mut errors) = if for_rules {
                                     yaml::parse_stream_without(
                                         *id,
                                         text,
@@ -344,19 +446,26 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
                                 } else {
                                     yaml::parse_stream(*id, text)
                                 };
-                                (docs, None, errors)
+                                let cut = (for_rules && !settings.keep_whole_texts)
+                                    .then(|| yaml::cut_unread(*id, text, &mut docs, &mut errors))
+                                    .flatten();
+                                (docs, None, errors, cut)
                             }
                         },
                     )
                 })
-                .collect::<Vec<(
-                    usize,
-                    (Vec<Document>, Option<HaproxyConfig>, Vec<ParseError>),
-                )>>();
+                .collect::<Vec<(usize, Parsed)>>();
             parsed.sort_unstable_by_key(|(i, _)| *i);
-            parsed.into_iter().map(|(_, p)| p).collect::<Vec<_>>()
+            parsed
         },
     );
+    // In file order, with the prepared ones.
+    let mut parsed: Vec<(FileId, Parsed)> = parsed
+        .into_iter()
+        .map(|(i, p)| (to_parse[i].0, p))
+        .chain(ready)
+        .collect();
+    parsed.sort_unstable_by_key(|(id, _)| *id);
     drop(to_parse);
     let (loaded, names) = loaded;
     let nginx = loaded.configs;
@@ -368,10 +477,13 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
     }));
     // Exact size: the documents live to the end of the run. The first file's vector grows to
     // the total (in place for a large one), so one big stream is never copied.
-    let total = parsed.iter().map(|(d, _, _)| d.len()).sum::<usize>();
+    let total = parsed.iter().map(|(_, (d, ..))| d.len()).sum::<usize>();
     let mut documents: Vec<Document> = Vec::new();
     let mut haproxy = Vec::new();
-    for (docs, config, errors) in parsed {
+    for (id, (docs, config, errors, cut)) in parsed {
+        if let Some((text, holes)) = cut {
+            files.get_mut(id).set_holes(text, holes);
+        }
         if documents.is_empty() {
             documents = docs;
             documents.reserve_exact(total - documents.len());
@@ -800,6 +912,7 @@ fn rule_fixtures<'p>(prefix: &dyn Fn(usize) -> &'p str) -> Vec<Input> {
                 bytes,
                 kind: FileKind::Yaml,
                 canonical: None,
+                prepared: None,
             })
         })
         .collect()
@@ -858,6 +971,7 @@ spec:
             bytes: EDGES.as_bytes().to_vec(),
             kind: FileKind::Yaml,
             canonical: None,
+            prepared: None,
         };
         load(vec![input], &Settings::default())
     }
@@ -1045,5 +1159,102 @@ mod for_rules_tests {
         assert!(whole.findings.len() > 100, "{}", whole.findings.len());
         assert_eq!(for_rules.findings, whole.findings);
         assert_eq!(for_rules.summary, whole.summary);
+    }
+
+    /// Each finding with its file and the line and column of each of its spans, which are all
+    /// that a reader sees of them (byte offsets move where lines were cut).
+    fn located(report: &Report) -> Vec<String> {
+        let at = |span: Span| {
+            let file = report.files.get(span.file);
+            let (a, b) = (file.line_col(span.start), file.line_col(span.end));
+            format!(
+                "{}:{}:{}-{}:{}",
+                file.name, a.line, a.column, b.line, b.column
+            )
+        };
+        report
+            .findings
+            .iter()
+            .map(|f| {
+                let labels: Vec<String> = f
+                    .labels
+                    .iter()
+                    .map(|l| format!("{} {}", at(l.span), l.message))
+                    .collect();
+                format!(
+                    "{} {:?} {} {} {:?} {:?} {:?} {:?}",
+                    at(f.span),
+                    f.severity,
+                    f.rule,
+                    f.message,
+                    labels,
+                    f.help,
+                    f.notes,
+                    f.origin
+                )
+            })
+            .collect()
+    }
+
+    /// Every rule's `invalid.yaml` fixture behind a definition with a large schema, whose lines
+    /// the rules' load cuts out of the text ([`yaml::cut_unread`]), in a file of its own or
+    /// prepared as it is read ([`prepare`]): every finding at the same line and column as when
+    /// loaded whole, with the same message, and the same counts. A suppression comment inside
+    /// a large schema keeps its value whole and is still reported.
+    #[test]
+    fn cutting_the_definitions_specs_moves_no_finding() {
+        let mut schema = String::new();
+        for i in 0..120 {
+            schema.push_str(&format!(
+                "    - name: v{i}\r\n      served: true # ünread\r\n"
+            ));
+        }
+        let definition = format!(
+            "apiVersion: apiextensions.k8s.io/v1\r\nkind: CustomResourceDefinition\r\nmetadata: {{name: widgets.example.com}}\r\nspec:\r\n  group: example.com\r\n  versions:\r\n{schema}---\r\n"
+        );
+        let marked = definition.replacen(
+            "    - name: v60\r\n",
+            "    # kubegap-ignore: no-such-rule\r\n    - name: v60\r\n",
+            1,
+        );
+        let inputs = || {
+            rule_fixtures(&|i| match i % 3 {
+                0 => definition.as_str(),
+                1 => marked.as_str(),
+                _ => "",
+            })
+        };
+        let settings = Settings::default();
+        let whole = check(load(inputs(), &settings), &settings);
+        let for_rules = lint(inputs(), &settings);
+        let prepared = lint(
+            inputs()
+                .into_iter()
+                .map(|mut input| {
+                    prepare(&mut input);
+                    input
+                })
+                .collect(),
+            &settings,
+        );
+        let cut = |r: &Report| {
+            r.files
+                .iter()
+                .filter(|(_, f)| !f.holes().is_empty())
+                .count()
+        };
+        assert_eq!(cut(&whole), 0);
+        let files = whole.files.iter().count();
+        assert_eq!(cut(&for_rules), files.div_ceil(3));
+        assert_eq!(cut(&prepared), files.div_ceil(3));
+        assert!(whole.findings.len() > 100, "{}", whole.findings.len());
+        assert!(whole
+            .findings
+            .iter()
+            .any(|f| f.rule == crate::rules::UNKNOWN_SUPPRESSION.id));
+        assert_eq!(located(&for_rules), located(&whole));
+        assert_eq!(located(&prepared), located(&whole));
+        assert_eq!(for_rules.summary, whole.summary);
+        assert_eq!(prepared.summary, whole.summary);
     }
 }

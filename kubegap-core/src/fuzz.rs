@@ -101,6 +101,7 @@ pub fn nginx_includes(data: &[u8]) {
             bytes,
             kind: FileKind::Nginx,
             canonical: None,
+            prepared: None,
         }],
         &settings,
     );
@@ -134,6 +135,7 @@ fn lint_as(data: &[u8], kind: FileKind) {
             bytes: data.to_vec(),
             kind,
             canonical: None,
+            prepared: None,
         }],
         &settings,
     );

@@ -417,6 +417,7 @@ pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
                 bytes,
                 kind: FileKind::HelmChart,
                 canonical: None,
+                prepared: None,
             }),
             Err(e) => out.errors.push(format!("{}: {e}", path.display())),
         }

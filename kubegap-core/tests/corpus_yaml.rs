@@ -60,6 +60,7 @@ fn corpus_agrees_with_pyyaml_and_never_panics() {
             bytes,
             kind: FileKind::Yaml,
             canonical: None,
+            prepared: None,
         });
         expected.push((
             cols[0].to_string(),

@@ -48,6 +48,7 @@ fn inputs_of(dir: &Path, side: &str) -> Vec<Input> {
                 bytes,
                 kind,
                 canonical: None,
+                prepared: None,
             })
         })
         .collect()

@@ -100,6 +100,7 @@ fn no_corpus_file_panics() {
             bytes: std::fs::read(p).expect("corpus file is readable"),
             kind: FileKind::Haproxy,
             canonical: None,
+            prepared: None,
         })
         .collect();
     // Parsing and every rule, with and without a known version.
@@ -194,6 +195,7 @@ proptest! {
             bytes: text.into_bytes(),
             kind: FileKind::Haproxy,
             canonical: None,
+            prepared: None,
         };
         let _ = lint(vec![input], &settings);
     }
@@ -220,6 +222,7 @@ proptest! {
             bytes: text.into_bytes(),
             kind: FileKind::Haproxy,
             canonical: None,
+            prepared: None,
         };
         let _ = lint(vec![input], &Settings::default());
     }

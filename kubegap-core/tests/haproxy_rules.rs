@@ -17,6 +17,7 @@ fn run(rule: &str, text: &str, version: Option<&str>, l7_in_front: bool) -> Vec<
         bytes: text.as_bytes().to_vec(),
         kind: FileKind::Haproxy,
         canonical: None,
+        prepared: None,
     };
     let report = lint(vec![input], &settings);
     let errors: Vec<&Finding> = report
@@ -223,6 +224,7 @@ fn large_generated_configs_lint_quickly() {
         bytes: text.into_bytes(),
         kind: FileKind::Haproxy,
         canonical: None,
+        prepared: None,
     };
     let report = lint(vec![input], &Settings::default());
     assert!(!report.findings.is_empty());
@@ -256,6 +258,7 @@ backend big
         bytes: text.as_bytes().to_vec(),
         kind: FileKind::Haproxy,
         canonical: None,
+        prepared: None,
     };
     let report = lint(vec![input], &Settings::default());
     assert!(report.findings.iter().all(|f| f.rule != "parse-error"));

@@ -10,6 +10,7 @@ fn run(bytes: Vec<u8>, kind: FileKind) {
         bytes,
         kind,
         canonical: None,
+        prepared: None,
     };
     let report = lint(vec![input], &Settings::default());
     // Every finding's span is inside its file.

@@ -20,6 +20,7 @@ fn input(path: &Path) -> Input {
         bytes: std::fs::read(path).unwrap(),
         kind: FileKind::Nginx,
         canonical: None,
+        prepared: None,
     }
 }
 

@@ -11,6 +11,7 @@ fn check(bytes: Vec<u8>) {
         bytes,
         kind: FileKind::Nginx,
         canonical: None,
+        prepared: None,
     };
     let report = lint(vec![input], &Settings::default());
     for finding in &report.findings {

@@ -109,6 +109,7 @@ fn run(path: &Path, rule: &str, settings: &Settings) -> Vec<(Finding, String)> {
         bytes: bytes.clone(),
         kind: file_kind,
         canonical: None,
+        prepared: None,
     };
     let settings = Settings {
         select: Some(vec![rule.to_string()]),

@@ -152,6 +152,7 @@ fn doc_examples_behave_as_documented() {
                 bytes: code.into_bytes(),
                 kind,
                 canonical: None,
+                prepared: None,
             };
             let report = lint(vec![input], &settings);
             if let Some(dir) = path.as_deref().and_then(std::path::Path::parent) {

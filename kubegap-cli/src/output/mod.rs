@@ -106,6 +106,7 @@ pub(crate) fn lint_texts<S: AsRef<str>>(inputs: &[(S, &str)]) -> Report {
             bytes: text.as_bytes().to_vec(),
             kind: kubegap_core::FileKind::Yaml,
             canonical: None,
+            prepared: None,
         })
         .collect();
     kubegap_core::engine::lint(inputs, &kubegap_core::Settings::default())

@@ -542,6 +542,7 @@ mod tests {
             bytes: text.as_bytes().to_vec(),
             kind: FileKind::Yaml,
             canonical: None,
+            prepared: None,
         };
         crate::engine::load(vec![input], &Settings::default())
     }

@@ -139,6 +139,7 @@ spec:
             bytes: text.as_bytes().to_vec(),
             kind: FileKind::Yaml,
             canonical: None,
+            prepared: None,
         };
         lint(
             vec![input(deployment, DEPLOYMENT), input(hpa, HPA)],

@@ -174,6 +174,7 @@ spec:
             bytes: APP.as_bytes().to_vec(),
             kind: FileKind::Yaml,
             canonical: None,
+            prepared: None,
         };
         lint(vec![input], &settings)
             .findings
