@@ -248,10 +248,27 @@ impl<'a> Shown<'a> {
                         shown.push(c);
                     }
                 }
-                Some((
-                    SourceFile::new(file.name.clone(), file.path.clone(), shown, file.kind),
-                    shifts,
-                ))
+                let mut shown =
+                    SourceFile::new(file.name.clone(), file.path.clone(), shown, file.kind);
+                // Lines cut out of the text (`SourceFile::holes`) are cut out of what is shown
+                // too: their places move by the escapes before them, their lines stay counted.
+                if !file.holes().is_empty() {
+                    let holes = file
+                        .holes()
+                        .iter()
+                        .map(|hole| {
+                            let k = shifts.partition_point(|(p, _)| *p < hole.at);
+                            let added = k.checked_sub(1).map_or(0, |k| shifts[k].1);
+                            kubegap_core::source::Hole {
+                                at: hole.at + added,
+                                ..*hole
+                            }
+                        })
+                        .collect();
+                    let text = std::sync::Arc::clone(&shown.text);
+                    shown.set_holes(text, holes);
+                }
+                Some((shown, shifts))
             })
             .collect();
         Shown { report, escaped }
@@ -613,6 +630,60 @@ mod tests {
         expected.push_str(&crate::output::summary_line(&report));
         expected.push('\n');
         assert_eq!(render_at(&report, false, 100), expected);
+    }
+
+    /// A file with lines cut out of its text (`SourceFile::holes`) and control characters
+    /// before the cuts keeps, as shown, every line where it was: each cut is at the start of
+    /// the same line, and every line after it starts on the line of the file as written.
+    #[test]
+    fn escapes_before_cut_lines_move_the_cuts_with_them() {
+        let kept = "a: \u{7}\u{1b}\n\u{7}\nb: 1\nc: 2\nd: 3\ne: \u{7}4\nf: 5\n";
+        let mut file = SourceFile::new("cut.yaml", None, kept.to_string(), FileKind::Yaml);
+        // Ten lines cut before `c:` (the fourth line as kept), five before `f:`.
+        let holes = vec![
+            kubegap_core::source::Hole {
+                at: kept.find("c:").unwrap() as u32,
+                bytes: 100,
+                lines: 10,
+                line: 0,
+            },
+            kubegap_core::source::Hole {
+                at: kept.find("f:").unwrap() as u32,
+                bytes: 50,
+                lines: 5,
+                line: 0,
+            },
+        ];
+        file.set_holes(std::sync::Arc::new(kept.to_string()), holes);
+        let mut files = SourceMap::default();
+        let id = files.add(file);
+        let report = Report {
+            files,
+            findings: Vec::new(),
+            summary: Default::default(),
+        };
+        let shown = super::Shown::new(&report);
+        let (written, escaped) = (report.files.get(id), shown.file(id));
+        assert_ne!(
+            written.text, escaped.text,
+            "the control characters are escaped"
+        );
+        let lines: Vec<&str> = written.text.lines().collect();
+        let shown_lines: Vec<&str> = escaped.text.lines().collect();
+        assert_eq!(lines.len(), shown_lines.len());
+        for (a, b) in written.holes().iter().zip(escaped.holes()) {
+            assert_eq!((a.line, a.lines), (b.line, b.lines));
+            assert_eq!(escaped.text.as_bytes()[b.at as usize - 1], b'\n');
+        }
+        for (k, line) in lines.iter().enumerate() {
+            let at = written.text.find(line).unwrap() as u32;
+            let shown_at = escaped.text.find(shown_lines[k]).unwrap() as u32;
+            assert_eq!(
+                written.line_col(at),
+                escaped.line_col(shown_at),
+                "line {k} as kept: {line:?}"
+            );
+        }
     }
 
     /// The byte pre-check never misses a control character the char-level scan would see,
