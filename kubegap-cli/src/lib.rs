@@ -204,7 +204,12 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
 }
 
 /// What `lint` and `chains` share: settings, the thread pool, discovery (its errors printed).
-fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered), i32> {
+/// `whole`: the texts of the manifests are read again after the rules (a baseline's
+/// fingerprints), so none is parsed and cut as it is read ([`walk::Limits::prepare`]).
+fn prepare(
+    args: &LintArgs,
+    whole: bool,
+) -> Result<(kubegap_core::Settings, walk::Discovered), i32> {
     let settings = config::settings(args).map_err(|e| {
         eprint_line(&format!("error: {e}"));
         EXIT_ERROR
@@ -218,6 +223,7 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
             .iter()
             .filter_map(|r| std::fs::canonicalize(r).ok())
             .collect(),
+        prepare: !whole,
     };
     let mut discovered = walk::discover_with(&args.paths, forced_kind(args), &limits);
     charts::render(
@@ -237,11 +243,14 @@ fn prepare(args: &LintArgs) -> Result<(kubegap_core::Settings, walk::Discovered)
 }
 
 fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
-    let (mut settings, discovered) = match prepare(args) {
+    // A baseline fingerprints findings from the files parsed again whole.
+    let whole = review.baseline.is_some() || review.write_baseline.is_some();
+    let (mut settings, discovered) = match prepare(args, whole) {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };
     settings.report_unused_suppressions = out.report_unused_suppressions;
+    settings.keep_whole_texts = whole;
     let blank_stdin = empty::blank_stdin(&discovered.inputs);
     let (mut report, spent) = kubegap_core::engine::lint_keeping(discovered.inputs, &settings);
     // A path that could not be read is already an error (exit 2 below), not "nothing to lint".
@@ -398,7 +407,7 @@ fn lint_baseline(
 
 /// `kubegap chains`: every timeout chain, one route per block, one line of hops each.
 fn chains(args: &LintArgs, format: ChainsFormat) -> i32 {
-    let (settings, discovered) = match prepare(args) {
+    let (settings, discovered) = match prepare(args, false) {
         Ok(prepared) => prepared,
         Err(code) => return code,
     };

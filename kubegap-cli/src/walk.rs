@@ -37,6 +37,10 @@ pub struct Limits {
     /// Canonical directories a symbolic link met in a walk may lead into (besides the walked
     /// directory itself).
     pub roots: Vec<PathBuf>,
+    /// Whether the manifests a walk reads are parsed for the rules as soon as they are read
+    /// ([`kubegap_core::engine::prepare`]), so that the lines no rule reads are never all held
+    /// at once: for `lint` and `chains` without a baseline, which read nothing else of them.
+    pub prepare: bool,
 }
 
 impl Default for Limits {
@@ -45,6 +49,7 @@ impl Default for Limits {
             max_file_size: reads::DEFAULT_MAX_FILE_SIZE,
             max_memory: u64::MAX,
             roots: Vec::new(),
+            prepare: false,
         }
     }
 }
@@ -287,6 +292,7 @@ fn read_stdin(
                     .unwrap_or_else(|| kind::detect_content(&bytes[..bytes.len().min(4096)])),
                 bytes,
                 canonical: None,
+                prepared: None,
             });
         }
         Err(Refusal::TooLarge { .. }) if limit < limits.max_file_size => {
@@ -389,6 +395,61 @@ fn read_file(path: &Path, limits: &Limits, budget: &mut Budget) -> Result<Vec<u8
     Ok(bytes)
 }
 
+/// A walked file as read: its bytes, or its input already parsed for the rules
+/// ([`kubegap_core::engine::prepare`]) when it is worth it.
+enum Read {
+    Bytes(Vec<u8>),
+    Prepared(Box<Input>),
+}
+
+impl Read {
+    /// A walked file read, parsed for the rules at once when `limits` say so
+    /// ([`Limits::prepare`]), its kind is known (from its name, or else from its bytes) and it
+    /// holds what the parse cuts ([`kubegap_core::engine::worth_preparing`]), unless it is in a
+    /// `templates` directory (a Helm chart's templates are not manifests: the layout drops
+    /// them). Every other file stays bytes, as small as they were, until it is admitted.
+    fn new(path: &Path, bytes: Vec<u8>, by_name: Option<FileKind>, limits: &Limits) -> Read {
+        if !limits.prepare
+            || !kubegap_core::engine::worth_preparing(&bytes)
+            || path
+                .components()
+                .any(|c| c.as_os_str() == std::ffi::OsStr::new("templates"))
+        {
+            return Read::Bytes(bytes);
+        }
+        match by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)]))) {
+            Some(kind) => {
+                let mut input = input(path, bytes, kind);
+                kubegap_core::engine::prepare(&mut input);
+                Read::Prepared(Box::new(input))
+            }
+            None => Read::Bytes(bytes),
+        }
+    }
+
+    /// The input (its kind from its name, or else from its bytes; `None` when neither tells).
+    fn into_input(self, path: &Path, by_name: Option<FileKind>) -> Option<Input> {
+        match self {
+            Read::Prepared(input) => Some(*input),
+            Read::Bytes(bytes) => {
+                let kind = by_name
+                    .or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])))?;
+                Some(input(path, bytes, kind))
+            }
+        }
+    }
+}
+
+/// The input of a walked file read ([`Read::new`], [`Read::into_input`]).
+fn walked_input(
+    path: &Path,
+    bytes: Vec<u8>,
+    by_name: Option<FileKind>,
+    limits: &Limits,
+) -> Option<Input> {
+    Read::new(path, bytes, by_name, limits).into_input(path, by_name)
+}
+
 fn input(path: &Path, bytes: Vec<u8>, kind: FileKind) -> Input {
     Input {
         name: display_name(path),
@@ -396,6 +457,7 @@ fn input(path: &Path, bytes: Vec<u8>, kind: FileKind) -> Input {
         bytes,
         kind,
         canonical: None,
+        prepared: None,
     }
 }
 
@@ -510,28 +572,30 @@ impl Ahead {
             .is_ok()
     }
 
-    /// A walked file's bytes, read now when it is small, regular, within `--max-file-size`
-    /// and the allowance. `None`: read later (or refused) as before the walk read ahead; a
-    /// read that fails here is tried again then and reported there.
-    fn read(&self, path: &Path, size: Option<u64>, limits: &Limits) -> Option<Vec<u8>> {
+    /// A walked file, read now when it is small, regular, within `--max-file-size` and the
+    /// allowance ([`Read::new`]). `None`: read later (or refused) as before the walk read
+    /// ahead; a read that fails here is tried again then and reported there.
+    fn read(
+        &self,
+        path: &Path,
+        by_name: Option<FileKind>,
+        size: Option<u64>,
+        limits: &Limits,
+    ) -> Option<Read> {
         let size =
             size.filter(|s| *s > 0 && *s < READ_AHEAD_BELOW && *s <= limits.max_file_size)?;
         if !self.take(size) {
             return None;
         }
-        reads::read_file_of_size(path, size, limits.max_file_size).ok()
+        let bytes = reads::read_file_of_size(path, size, limits.max_file_size).ok()?;
+        Some(Read::new(path, bytes, by_name, limits))
     }
 }
 
 /// What may be read (from its name) under a walked directory: its kind by name, its size, its
-/// bytes when the walk read them ([`Ahead`]) and its [`lexical_canonical`] path (found by the
+/// input when the walk read it ([`Ahead`]) and its [`lexical_canonical`] path (found by the
 /// walk's threads as they meet it).
-type Candidate = Option<(
-    Option<FileKind>,
-    Option<u64>,
-    Option<Vec<u8>>,
-    Option<PathBuf>,
-)>;
+type Candidate = Option<(Option<FileKind>, Option<u64>, Option<Read>, Option<PathBuf>)>;
 /// An entry or error of a walk, at its path.
 type Found = (PathBuf, Result<ignore::DirEntry, ignore::Error>, Candidate);
 
@@ -667,7 +731,7 @@ fn scan_dirs(
                         (
                             by_name,
                             size,
-                            ahead.read(entry.path(), size, limits),
+                            ahead.read(entry.path(), by_name, size, limits),
                             canonical,
                         )
                     })
@@ -779,7 +843,8 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
             Some(size) => admit_size(path, size, limits, budget).map(|()| read_ahead),
             // Not a regular file any more (replaced since the walk saw it): read as a stream,
             // bounded while read, here.
-            None => read_file(path, limits, budget).map(Some),
+            None => read_file(path, limits, budget)
+                .map(|bytes| Some(Read::new(path, bytes, by_name, limits))),
         };
         match admitted {
             Ok(None) => steps.push(Step::Read(
@@ -790,11 +855,8 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
             )),
             // Read by the walk, or not a regular file any more (replaced since the walk saw
             // it: read as a stream, bounded while read, above).
-            Ok(Some(bytes)) => {
-                let kind =
-                    by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
-                if let Some(kind) = kind {
-                    let mut input = input(path, bytes, kind);
+            Ok(Some(read)) => {
+                if let Some(mut input) = read.into_input(path, by_name) {
                     input.canonical = canonical;
                     steps.push(Step::Ready(input));
                 }
@@ -857,12 +919,9 @@ fn read_admitted_steps(
                 Ok(bytes) => bytes,
                 Err(e) => return (*i, Some(Err(e))),
             };
-            let kind =
-                by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])));
             (
                 *i,
-                kind.map(|kind| {
-                    let mut input = input(path, bytes, kind);
+                walked_input(path, bytes, **by_name, limits).map(|mut input| {
                     input.canonical.clone_from(canonical);
                     Ok(input)
                 }),

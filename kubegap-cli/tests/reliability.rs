@@ -896,3 +896,101 @@ fn files_read_after_the_walk_keep_their_place() {
     }
     assert!(reports.windows(2).all(|w| w[0] == w[1]));
 }
+
+/// A definition with a schema of `entries` versions, with `eol` line breaks.
+fn definition(name: &str, entries: usize) -> String {
+    let mut s = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {name}\nspec:\n  group: example.com\n  versions:\n"
+    );
+    for i in 0..entries {
+        s.push_str(&format!(
+            "    - name: v{i}\n      served: true\n      schema: {{openAPIV3Schema: {{type: object, description: ünread}}}}\n"
+        ));
+    }
+    s
+}
+
+/// The lines inside large definitions' schemas are cut out of the texts as a walk reads them
+/// (docs/PERFORMANCE.md "The seventeenth round"), in a small file read by the walk and in one
+/// over 1 MiB read after it: every finding after them is at the line, column and snippet of
+/// the files as written, in every format and whatever the line breaks, as when every text is
+/// kept whole (a baseline's run, which reads the texts again).
+#[test]
+fn definitions_cut_as_read_keep_every_line() {
+    for eol in ["\n", "\r\n", "\r"] {
+        let dir = scratch(&format!("cut{}", eol.len() + usize::from(eol == "\r")));
+        // A control character before the cut (a parse error of its own document), which the
+        // human report shows escaped.
+        let small = format!(
+            "bell: \u{7}\n---\n{}---\n{}",
+            definition("a.example.com", 200),
+            service()
+        );
+        let large = format!(
+            "{}---\n{}---\n{}",
+            definition("b.example.com", 10_000),
+            service().replace("name: api", "name: other"),
+            definition("c.example.com", 100)
+        );
+        assert!(large.len() > 1 << 20);
+        write(&dir.join("small.yaml"), small.replace('\n', eol));
+        write(&dir.join("sub/large.yaml"), large.replace('\n', eol));
+        let empty = dir.join("empty.baseline");
+        write(&empty, "{\"kubegap_baseline\": 1, \"entries\": [\n]}\n");
+        for format in FORMATS {
+            let cut = run(&dir, &["lint", ".", "--format", format], None);
+            let whole = run(
+                &dir,
+                &[
+                    "lint",
+                    ".",
+                    "--format",
+                    format,
+                    "--baseline",
+                    "empty.baseline",
+                ],
+                None,
+            );
+            assert_eq!(cut.status.code(), Some(1), "{}", text(&cut));
+            assert_eq!(whole.status.code(), Some(1), "{}", text(&whole));
+            // What the baseline's run adds: a last line of the human report, a part of the
+            // JSON and SARIF ones.
+            let shown = |out: &Output| match *format {
+                "json" => json(out)["findings"].to_string(),
+                "sarif" => json(out)["runs"][0]["results"].to_string(),
+                _ => String::from_utf8_lossy(&out.stdout).replace(
+                    "baseline empty.baseline: 0 findings hidden, 0 entries no longer found\n",
+                    "",
+                ),
+            };
+            assert!(shown(&cut).contains("30042"), "{}", text(&cut));
+            assert_eq!(shown(&cut), shown(&whole), "{format}, eol {eol:?}");
+        }
+        let v = json(&run(&dir, &["lint", ".", "--format", "json"], None));
+        let places: Vec<(String, u64)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["file"].as_str().unwrap().to_string(),
+                    f["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // Each Service's selector (after its Deployment's), on its line as written.
+        let selector = |text: &str| {
+            let lines: Vec<&str> = text.lines().collect();
+            1 + lines.iter().rposition(|l| *l == "    selector:").unwrap() as u64
+        };
+        assert_eq!(
+            places,
+            [
+                ("./small.yaml".to_string(), 1),
+                ("./small.yaml".to_string(), selector(&small)),
+                ("./sub/large.yaml".to_string(), selector(&large)),
+            ]
+        );
+        assert!(selector(&large) > 30_000);
+    }
+}
