@@ -205,15 +205,17 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
 
 /// What `lint` and `chains` share: settings, the thread pool, discovery (its errors printed).
 /// `whole`: the texts of the manifests are read again after the rules (a baseline's
-/// fingerprints), so none is parsed and cut as it is read ([`walk::Limits::prepare`]).
+/// fingerprints), so they are kept whole ([`kubegap_core::Settings::keep_whole_texts`]) and
+/// none is parsed and cut as it is read ([`walk::Limits::prepare`]).
 fn prepare(
     args: &LintArgs,
     whole: bool,
 ) -> Result<(kubegap_core::Settings, walk::Discovered), i32> {
-    let settings = config::settings(args).map_err(|e| {
+    let mut settings = config::settings(args).map_err(|e| {
         eprint_line(&format!("error: {e}"));
         EXIT_ERROR
     })?;
+    settings.keep_whole_texts = whole;
     let limits = walk::Limits {
         max_file_size: args.max_file_size,
         max_memory: memory_budget(args),
@@ -223,7 +225,7 @@ fn prepare(
             .iter()
             .filter_map(|r| std::fs::canonicalize(r).ok())
             .collect(),
-        prepare: !whole,
+        prepare: !settings.keep_whole_texts,
     };
     let mut discovered = walk::discover_with(&args.paths, forced_kind(args), &limits);
     charts::render(
@@ -250,7 +252,6 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         Err(code) => return code,
     };
     settings.report_unused_suppressions = out.report_unused_suppressions;
-    settings.keep_whole_texts = whole;
     let blank_stdin = empty::blank_stdin(&discovered.inputs);
     let (mut report, spent) = kubegap_core::engine::lint_keeping(discovered.inputs, &settings);
     // A path that could not be read is already an error (exit 2 below), not "nothing to lint".

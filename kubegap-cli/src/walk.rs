@@ -217,8 +217,7 @@ pub fn discover_with(
         } else {
             match read_file(path, limits, &mut budget) {
                 Ok(bytes) => {
-                    let detected = kind::detect(path, Some(&bytes[..bytes.len().min(4096)]));
-                    match detected.or(forced_kind) {
+                    match kind_of(path, None, &bytes).or(forced_kind) {
                         Some(kind) => part.inputs.push(input(path, bytes, kind)),
                         None => part.errors.push(format!(
                             "{}: cannot tell whether this is a manifest, an haproxy.cfg or an nginx config; pass --kind",
@@ -417,7 +416,7 @@ impl Read {
         {
             return Read::Bytes(bytes);
         }
-        match by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)]))) {
+        match kind_of(path, by_name, &bytes) {
             Some(kind) => {
                 let mut input = input(path, bytes, kind);
                 kubegap_core::engine::prepare(&mut input);
@@ -432,12 +431,17 @@ impl Read {
         match self {
             Read::Prepared(input) => Some(*input),
             Read::Bytes(bytes) => {
-                let kind = by_name
-                    .or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])))?;
+                let kind = kind_of(path, by_name, &bytes)?;
                 Some(input(path, bytes, kind))
             }
         }
     }
+}
+
+/// A file's kind from its name (`by_name`, found by the walk), or else from its name and
+/// first bytes ([`kind::detect`]).
+fn kind_of(path: &Path, by_name: Option<FileKind>, bytes: &[u8]) -> Option<FileKind> {
+    by_name.or_else(|| kind::detect(path, Some(&bytes[..bytes.len().min(4096)])))
 }
 
 /// The input of a walked file read ([`Read::new`], [`Read::into_input`]).

@@ -966,18 +966,7 @@ fn definitions_cut_as_read_keep_every_line() {
             assert!(shown(&cut).contains("30042"), "{}", text(&cut));
             assert_eq!(shown(&cut), shown(&whole), "{format}, eol {eol:?}");
         }
-        let v = json(&run(&dir, &["lint", ".", "--format", "json"], None));
-        let places: Vec<(String, u64)> = v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| {
-                (
-                    f["file"].as_str().unwrap().to_string(),
-                    f["line"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let places = support::findings(&json(&run(&dir, &["lint", ".", "--format", "json"], None)));
         // Each Service's selector (after its Deployment's), on its line as written.
         let selector = |text: &str| {
             let lines: Vec<&str> = text.lines().collect();
@@ -986,10 +975,19 @@ fn definitions_cut_as_read_keep_every_line() {
         assert_eq!(
             places,
             [
-                ("./small.yaml".to_string(), 1),
-                ("./small.yaml".to_string(), selector(&small)),
-                ("./sub/large.yaml".to_string(), selector(&large)),
+                ("parse-error", "./small.yaml", 1),
+                (
+                    "k8s-service-selects-nothing",
+                    "./small.yaml",
+                    selector(&small)
+                ),
+                (
+                    "k8s-service-selects-nothing",
+                    "./sub/large.yaml",
+                    selector(&large)
+                ),
             ]
+            .map(|(rule, file, line)| (rule.to_string(), file.to_string(), line))
         );
         assert!(selector(&large) > 30_000);
     }

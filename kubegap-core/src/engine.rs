@@ -291,6 +291,11 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
                 .map(|(i, input)| {
                     let id = FileId(u32::try_from(i).unwrap_or(u32::MAX));
                     if let Some(prepared) = input.prepared {
+                        // A prepared text is cut: only the rules' load may read it.
+                        debug_assert!(
+                            for_rules && !settings.keep_whole_texts,
+                            "a prepared input loaded whole"
+                        );
                         let Prepared {
                             mut file,
                             mut decode_error,
@@ -1227,16 +1232,17 @@ mod for_rules_tests {
         let settings = Settings::default();
         let whole = check(load(inputs(), &settings), &settings);
         let for_rules = lint(inputs(), &settings);
-        let prepared = lint(
-            inputs()
-                .into_iter()
-                .map(|mut input| {
-                    prepare(&mut input);
-                    input
-                })
-                .collect(),
-            &settings,
-        );
+        let prepared: Vec<Input> = inputs()
+            .into_iter()
+            .map(|mut input| {
+                prepare(&mut input);
+                input
+            })
+            .collect();
+        // Those behind a definition, marked or not, and only those.
+        let ready = prepared.iter().filter(|i| i.prepared.is_some()).count();
+        assert_eq!(ready, prepared.len() - prepared.len() / 3);
+        let prepared = lint(prepared, &settings);
         let cut = |r: &Report| {
             r.files
                 .iter()

@@ -111,8 +111,6 @@ pub struct SourceFile {
 pub struct Hole {
     /// Where the lines were, in the text as kept: the start of the line that followed them.
     pub at: u32,
-    /// Bytes cut.
-    pub bytes: u32,
     /// Lines cut.
     pub lines: u32,
     /// The 0-based line of `at` in the text as kept (set by [`SourceFile::set_holes`]).

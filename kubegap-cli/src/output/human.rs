@@ -643,13 +643,11 @@ mod tests {
         let holes = vec![
             kubegap_core::source::Hole {
                 at: kept.find("c:").unwrap() as u32,
-                bytes: 100,
                 lines: 10,
                 line: 0,
             },
             kubegap_core::source::Hole {
                 at: kept.find("f:").unwrap() as u32,
-                bytes: 50,
                 lines: 5,
                 line: 0,
             },

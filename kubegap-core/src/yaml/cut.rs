@@ -110,7 +110,6 @@ pub fn cut_unread(
         kept.push_str(&text[at..from]);
         holes.push(Hole {
             at: u32::try_from(kept.len()).unwrap_or(u32::MAX),
-            bytes: u32::try_from(to - from).unwrap_or(u32::MAX),
             lines: u32::try_from(lines).unwrap_or(u32::MAX),
             line: 0,
         });
