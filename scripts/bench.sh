@@ -24,7 +24,8 @@
 #   5. checks issue #13's doubling again with a precise clock (scripts/doubling.py), compares
 #      two threads with one and with two one-thread processes at once (scripts/threads.py: the
 #      machine's own ceiling for two), then measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
-#      kubegap's scanner, granit-parser into the same tree, granit-parser's bare events.
+#      kubegap's scanner, granit-parser into the same tree, granit-parser's bare events; and the
+#      whole CLI on one thread against that parse, alternating (scripts/lint_over_parse.py).
 # The raw measurements go to target/bench/times.tsv, the printed report to
 # target/bench/report.txt; docs/PERFORMANCE.md is written from that report.
 set -euo pipefail
@@ -296,5 +297,14 @@ if [ "$memory" = 0 ]; then
       # shellcheck disable=SC2086 # $k8s is two directories
       PARSE_ONLY=1 RAYON_NUM_THREADS=1 target/release/examples/parse_bench $target 3 | grep -v -e '^graph build' -e '^whole lint' | sed 's/^/    /'
     done
+    # Issue #13's "lint over parse": the whole process on one thread against that parse,
+    # alternating (scripts/lint_over_parse.py).
+    echo
+    echo "The whole CLI over a bare parse, one thread (scripts/lint_over_parse.py, ${PARSE_ROUNDS:-8} alternating rounds, CPU):"
+    echo
+    N=${PARSE_ROUNDS:-8} python3 scripts/lint_over_parse.py "$bin" target/release/examples/parse_bench \
+      "k8s+helm corpus=$k8s" \
+      "51 MB helm stream (8x)=$in/stream-8x.yaml" \
+      "20,000 small manifests=$in/small"
   } | tee -a "$out/report.txt"
 fi
