@@ -441,6 +441,16 @@ pub fn read_file_of_size(path: &Path, size: u64, limit: u64) -> Result<Vec<u8>, 
         return read_bounded_file(path, limit);
     }
     let file = std::fs::File::open(path).map_err(Refusal::Io)?;
+    read_opened_of_size(file, size, limit)
+}
+
+/// [`read_file_of_size`] of a regular file just opened (at its start), whose size was taken
+/// from the open file (`fstat`): a caller that opens the file first looks its path up once,
+/// where a `stat` by path and an `open` look it up twice.
+pub fn read_opened_of_size(file: std::fs::File, size: u64, limit: u64) -> Result<Vec<u8>, Refusal> {
+    if size == 0 || size >= PARALLEL_READ_FROM || size > limit {
+        return read_open(file, limit, Some(0));
+    }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.take(size)
         .read_to_end(&mut bytes)
@@ -680,6 +690,15 @@ mod tests {
         // Over the limit: refused as by read_bounded_file.
         assert!(matches!(
             read_file_of_size(&path, 20, 5),
+            Err(Refusal::TooLarge { size: 10, limit: 5 })
+        ));
+        // The same, from a file already opened (the walk sizes it from the open file).
+        let open = || std::fs::File::open(&path).unwrap();
+        assert_eq!(read_opened_of_size(open(), 4, 100).unwrap(), b"0123");
+        assert_eq!(read_opened_of_size(open(), 20, 100).unwrap(), b"0123456789");
+        assert_eq!(read_opened_of_size(open(), 0, 100).unwrap(), b"0123456789");
+        assert!(matches!(
+            read_opened_of_size(open(), 20, 5),
             Err(Refusal::TooLarge { size: 10, limit: 5 })
         ));
         let _ = std::fs::remove_file(&path);
