@@ -156,6 +156,10 @@ def main():
         for key in ("PIP_NO_INDEX", "PIP_FIND_LINKS", "CARGO_HOME", "RUSTUP_HOME"):
             if key in os.environ:
                 env[key] = os.environ[key]
+        # Cargo profile overrides (.ci/run builds the packaging steps without fat LTO).
+        for key, value in os.environ.items():
+            if key.startswith("CARGO_PROFILE_"):
+                env[key] = value
         for key, value in (step.get("env") or {}).items():
             env[key] = cx.substitute(value)
         script = os.path.join(temp, f"step-{i}.sh")
