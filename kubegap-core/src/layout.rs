@@ -183,11 +183,47 @@ enum InChart {
     Drop,
 }
 
-/// The outermost chart directory above `path`, and where `path` sits in its nearest chart.
-fn chart_place(dirs: &Dirs, path: &Path, kind: FileKind) -> Option<(PathBuf, InChart)> {
-    let charts: Vec<&Path> = parents(path).filter(|d| dirs.is_chart(d)).collect();
-    let nearest = *charts.first()?;
-    let outermost = *charts.last()?;
+/// `dir` and the directories above it, nearest first: [`parents`] of any file in `dir`.
+fn dir_and_above(dir: &Path) -> impl Iterator<Item = &Path> {
+    let dotted = dir.starts_with(".");
+    dir.ancestors()
+        .filter(move |p| !(dotted && p.as_os_str().is_empty()))
+}
+
+/// What the directories above a file say about it, the same for every file of one directory:
+/// its nearest and outermost charts, and the nearest kustomization (its directory and file).
+struct Above<'p> {
+    charts: Option<(&'p Path, &'p Path)>,
+    kustomization: Option<(&'p Path, PathBuf)>,
+}
+
+impl<'p> Above<'p> {
+    /// For the files in `dir`.
+    fn new(dirs: &Dirs, dir: &'p Path) -> Above<'p> {
+        let mut charts = dir_and_above(dir).filter(|d| dirs.is_chart(d));
+        let charts = charts
+            .next()
+            .map(|nearest| (nearest, charts.last().unwrap_or(nearest)));
+        // A file in a chart is never a kustomization's.
+        let kustomization = match charts {
+            Some(_) => None,
+            None => dir_and_above(dir).find_map(|d| dirs.kustomization(d).map(|k| (d, k))),
+        };
+        Above {
+            charts,
+            kustomization,
+        }
+    }
+}
+
+/// The outermost chart directory above `path`, and where `path` sits in its nearest chart,
+/// from the charts above it ([`Above::charts`]).
+fn chart_place(
+    charts: Option<(&Path, &Path)>,
+    path: &Path,
+    kind: FileKind,
+) -> Option<(PathBuf, InChart)> {
+    let (nearest, outermost) = charts?;
     let rel = path.strip_prefix(nearest).unwrap_or(path);
     let first = rel.components().next().and_then(|c| c.as_os_str().to_str());
     let place = if rel == Path::new(CHART_FILE) {
@@ -282,20 +318,37 @@ pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
         /// In the directory of this kustomization file; `true` for the file itself.
         Kustomize(PathBuf, PathBuf, bool),
     }
-    let dirs = &dirs;
+    // What the directories above a file say is the same for every file of its directory:
+    // found once per directory (by the bytes of its path, as `dirs` knows them), not once per
+    // file (20,000 files in 20 directories each walked up to the root twice: 2.5 % of a
+    // one-thread run over them).
+    let mut above: HashMap<&std::ffi::OsStr, Above<'_>> = HashMap::new();
+    for dir in inputs
+        .iter()
+        .filter_map(|i| i.path.as_deref().and_then(Path::parent))
+    {
+        above
+            .entry(dir.as_os_str())
+            .or_insert_with(|| Above::new(&dirs, dir));
+    }
+    let above = &above;
     let classes: Vec<Class> = inputs
         .par_iter()
         .map(|input| {
             let Some(path) = input.path.as_deref() else {
                 return Class::Plain;
             };
-            if let Some((chart, place)) = chart_place(dirs, path, input.kind) {
+            // A path without a parent (`/`, empty) has no directory above it.
+            let Some(facts) = path.parent().and_then(|d| above.get(d.as_os_str())) else {
+                return Class::Plain;
+            };
+            if let Some((chart, place)) = chart_place(facts.charts, path, input.kind) {
                 return Class::Chart(chart, place);
             }
-            match parents(path).find_map(|d| dirs.kustomization(d).map(|k| (d, k))) {
+            match &facts.kustomization {
                 Some((dir, file)) => {
-                    let itself = normalize(path) == normalize(&file);
-                    Class::Kustomize(dir.to_path_buf(), file, itself)
+                    let itself = normalize(path) == normalize(file);
+                    Class::Kustomize(dir.to_path_buf(), file.clone(), itself)
                 }
                 None => Class::Plain,
             }
@@ -437,6 +490,30 @@ mod tests {
         assert_eq!(all("Chart.yaml"), [Path::new("")]);
         assert_eq!(all("a/b.yaml"), [Path::new("a"), Path::new("")]);
         assert_eq!(all("/a/b.yaml"), [Path::new("/a"), Path::new("/")]);
+    }
+
+    #[test]
+    fn a_files_parents_are_its_directory_and_above() {
+        // `arrange` looks the directories above a file up once per directory.
+        for p in [
+            "./Chart.yaml",
+            "Chart.yaml",
+            "a/b.yaml",
+            "/a/b.yaml",
+            "./a/b/c.yaml",
+            ".hidden/a.yaml",
+            "../x/y.yaml",
+            "a//b/./c.yaml",
+            "/x.yaml",
+        ] {
+            let path = Path::new(p);
+            let dir = path.parent().expect("a file has a parent");
+            assert_eq!(
+                parents(path).collect::<Vec<_>>(),
+                dir_and_above(dir).collect::<Vec<_>>(),
+                "{p}"
+            );
+        }
     }
 
     #[test]
