@@ -22,7 +22,8 @@
 #   4. runs kubegap once untimed (the inputs into the page cache), then kubegap and each peer
 #      interleaved (KRUNS kubegap runs before each peer run: A A A B A A A B) under
 #      `/usr/bin/time`, all output to /dev/null, and prints wall and CPU (user + system)
-#      medians, their ratios, and peak RSS (the largest of the runs). kubegap's runs take a
+#      medians, their ratios, and the median of the runs' peak RSS (issue #16's bound is
+#      checked on the largest). kubegap's runs take a
 #      fraction of a second and move by a third from run to run with the host, a peer's take
 #      seconds to minutes: with one kubegap run per peer run, one slow kubegap run set a
 #      ratio (the eighteenth round's Checkov pairs); its median over more runs does not.
@@ -208,7 +209,10 @@ for line in open(sys.argv[1]):
     rows[name].setdefault(who, []).append((float(wall), float(user) + float(sys_), int(rss)))
 sizes = dict(l.rstrip("\n").split("\t") for l in open(sys.argv[2]))
 def med(rs, i): return statistics.median(r[i] for r in rs)
-def peak(rs): return max(r[2] for r in rs) / 1024
+# Peak RSS: the median of the runs' peaks (kubegap has KRUNS times the peer's runs, and a
+# largest over more runs reads higher); issue #16's bound, a limit, is checked on the largest.
+def peak(rs): return statistics.median(r[2] for r in rs) / 1024
+def largest(rs): return max(r[2] for r in rs) / 1024
 def fmt_s(s): return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
 def ratio(a, b): return f"{a / b:.1f}x" if b > 0 else "-"
 if any("peer" in rows[n] for n in order):
@@ -254,7 +258,7 @@ for name in order:
             k = rows[name]["kubegap"]
             size = int(sizes[f]) / 1e6
             bound = 6 * size + 50
-            print(f"| {name} | {size:.1f} MB | {peak(k) * 1.048576:.0f} MB | {bound:.0f} MB | {'yes' if peak(k) * 1.048576 <= bound else '**no**'} |")
+            print(f"| {name} | {size:.1f} MB | {largest(k) * 1.048576:.0f} MB | {bound:.0f} MB | {'yes' if largest(k) * 1.048576 <= bound else '**no**'} |")
             break
 streams = [n for n in order if n.startswith("helm stream") and n.endswith("1 thread")]
 if len(streams) > 1:
