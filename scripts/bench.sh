@@ -23,12 +23,11 @@
 #      interleaved (KRUNS kubegap runs before each peer run: A A A B A A A B) under
 #      `/usr/bin/time`, all output to /dev/null, and prints wall and CPU (user + system)
 #      medians, their ratios, and the median of the runs' peak RSS (issue #16's bound is
-#      checked on the largest). kubegap's runs take a
-#      fraction of a second and move by a third from run to run with the host, a peer's take
-#      seconds to minutes: with one kubegap run per peer run, one slow kubegap run set a
-#      ratio (the eighteenth round's Checkov pairs); its median over more runs does not.
-#      kubegap runs with all rules and its default threads (all cores) unless the row says
-#      otherwise;
+#      checked on the largest). kubegap's runs take a fraction of a second and move by a
+#      third from run to run with the host, a peer's take seconds to minutes: with one
+#      kubegap run per peer run, one slow kubegap run set a ratio (the eighteenth round's
+#      Checkov pairs); its median over more runs does not. kubegap runs with all rules and
+#      its default threads (all cores) unless the row says otherwise;
 #   5. checks issue #13's doubling again with a precise clock (scripts/doubling.py), compares
 #      two threads with one and with two one-thread processes at once (scripts/threads.py: the
 #      machine's own ceiling for two), then measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
