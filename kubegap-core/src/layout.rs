@@ -144,12 +144,17 @@ fn join(dir: &Path, name: &str) -> PathBuf {
     }
 }
 
-/// The directories above `path`, nearest first. `./a.yaml` has `.` above it, and not also
-/// the empty path, which is the same directory.
+/// The directories above `path`, nearest first: its directory and those above it
+/// ([`dir_and_above`]).
 fn parents(path: &Path) -> impl Iterator<Item = &Path> {
-    let dotted = path.starts_with(".");
-    path.ancestors()
-        .skip(1)
+    path.parent().into_iter().flat_map(dir_and_above)
+}
+
+/// `dir` and the directories above it, nearest first. `./a` has `.` above it, and not also
+/// the empty path, which is the same directory.
+fn dir_and_above(dir: &Path) -> impl Iterator<Item = &Path> {
+    let dotted = dir.starts_with(".");
+    dir.ancestors()
         .filter(move |p| !(dotted && p.as_os_str().is_empty()))
 }
 
@@ -181,13 +186,6 @@ enum InChart {
     Keep,
     /// Not a manifest (templates, values, a subchart's `Chart.yaml`).
     Drop,
-}
-
-/// `dir` and the directories above it, nearest first: [`parents`] of any file in `dir`.
-fn dir_and_above(dir: &Path) -> impl Iterator<Item = &Path> {
-    let dotted = dir.starts_with(".");
-    dir.ancestors()
-        .filter(move |p| !(dotted && p.as_os_str().is_empty()))
 }
 
 /// What the directories above a file say about it, the same for every file of one directory:
@@ -493,27 +491,22 @@ mod tests {
     }
 
     #[test]
-    fn a_files_parents_are_its_directory_and_above() {
-        // `arrange` looks the directories above a file up once per directory.
-        for p in [
-            "./Chart.yaml",
-            "Chart.yaml",
-            "a/b.yaml",
-            "/a/b.yaml",
-            "./a/b/c.yaml",
-            ".hidden/a.yaml",
-            "../x/y.yaml",
-            "a//b/./c.yaml",
-            "/x.yaml",
-        ] {
-            let path = Path::new(p);
-            let dir = path.parent().expect("a file has a parent");
-            assert_eq!(
-                parents(path).collect::<Vec<_>>(),
-                dir_and_above(dir).collect::<Vec<_>>(),
-                "{p}"
-            );
-        }
+    fn a_directory_and_those_above_it() {
+        // What `arrange` looks up once per directory, for every file in it.
+        let all = |d: &'static str| dir_and_above(Path::new(d)).collect::<Vec<_>>();
+        assert_eq!(all("."), [Path::new(".")]);
+        assert_eq!(all(""), [Path::new("")]);
+        assert_eq!(all("a"), [Path::new("a"), Path::new("")]);
+        assert_eq!(all("/a"), [Path::new("/a"), Path::new("/")]);
+        assert_eq!(
+            all("./a/b"),
+            [Path::new("./a/b"), Path::new("./a"), Path::new(".")]
+        );
+        assert_eq!(all(".hidden"), [Path::new(".hidden"), Path::new("")]);
+        assert_eq!(
+            all("../x"),
+            [Path::new("../x"), Path::new(".."), Path::new("")]
+        );
     }
 
     #[test]
