@@ -30,7 +30,8 @@
 #      its default threads (all cores) unless the row says otherwise;
 #   5. checks issue #13's doubling again with a precise clock (scripts/doubling.py), compares
 #      two threads with one and with two one-thread processes at once (scripts/threads.py: the
-#      machine's own ceiling for two), then measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
+#      machine's own ceiling for two), times each phase of a one-thread run with its memory
+#      (scripts/phases.py, from the table kubegap prints under KUBEGAP_PHASES), then measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
 #      kubegap's scanner, granit-parser into the same tree, granit-parser's bare events; and the
 #      whole CLI on one thread against that parse, alternating (scripts/lint_over_parse.py).
 # The raw measurements go to target/bench/times.tsv, the printed report to
@@ -292,6 +293,18 @@ EOF
     "k8s+helm corpus=$k8s" \
     "whole corpus=$k8s $corpus/haproxy $corpus/nginx" \
     "51 MB helm stream (8x)=- < $in/stream-8x.yaml"
+} | tee -a "$out/report.txt"
+
+# Where a one-thread run's time and memory go, phase by phase (scripts/phases.py: the table
+# kubegap prints to stderr under KUBEGAP_PHASES, median of the rounds, inputs alternating).
+{
+  echo
+  echo "Phases of a one-thread run (scripts/phases.py, KUBEGAP_PHASES, ${PHASE_ROUNDS:-5} rounds):"
+  N=${PHASE_ROUNDS:-5} python3 scripts/phases.py "$bin" \
+    "k8s+helm corpus=$k8s" \
+    "51 MB helm stream (8x)=$in/stream-8x.yaml" \
+    "20,000 small manifests=$in/small" \
+    "haproxy.cfg, 300k lines=$in/haproxy-300k.cfg"
 } | tee -a "$out/report.txt"
 
 # 5. Parse throughput into the tree, one thread (issue #13's 80 MB/s per core): kubegap's

@@ -47,6 +47,14 @@ pub fn eprint_line(line: &str) {
 /// Runs the CLI and returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let code = run_command(cli);
+    if kubegap_core::phases::enabled() {
+        kubegap_core::phases::mark("output");
+        let table = kubegap_core::phases::table(&kubegap_core::phases::take());
+        eprint_line(&format!(
+            "kubegap phases (KUBEGAP_PHASES):\n{}",
+            table.trim_end()
+        ));
+    }
     if STDERR_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
         EXIT_ERROR
     } else {
@@ -216,6 +224,7 @@ fn prepare(
         EXIT_ERROR
     })?;
     settings.keep_whole_texts = whole;
+    kubegap_core::phases::mark("settings");
     let limits = walk::Limits {
         max_file_size: args.max_file_size,
         max_memory: memory_budget(args),
@@ -228,13 +237,17 @@ fn prepare(
         prepare: !settings.keep_whole_texts,
     };
     let mut discovered = walk::discover_with(&args.paths, forced_kind(args), &limits);
-    charts::render(
-        &mut discovered,
-        charts::Render {
-            charts: args.render_charts,
-            kustomize: args.render_kustomize,
-        },
-    );
+    kubegap_core::phases::mark("walk and read");
+    if args.render_charts || args.render_kustomize {
+        charts::render(
+            &mut discovered,
+            charts::Render {
+                charts: args.render_charts,
+                kustomize: args.render_kustomize,
+            },
+        );
+        kubegap_core::phases::mark("charts rendered");
+    }
     for w in &discovered.warnings {
         eprint_line(&format!("warning: {w}"));
     }
@@ -266,6 +279,7 @@ fn lint(args: &LintArgs, out: &OutputArgs, review: &ReviewArgs) -> i32 {
         Err(code) => return code,
     };
     helm_place::apply(&mut report, spent.documents(), review.chart.as_deref());
+    kubegap_core::phases::mark("baseline and helm places");
     // JSON, SARIF, JUnit and human output are streamed: a large report is not held twice
     // (findings and their rendered text).
     let streamed = !out.statistics

@@ -419,7 +419,9 @@ impl Read {
         match kind_of(path, by_name, &bytes) {
             Some(kind) => {
                 let mut input = input(path, bytes, kind);
-                kubegap_core::engine::prepare(&mut input);
+                kubegap_core::phases::within("definitions parsed and cut", || {
+                    kubegap_core::engine::prepare(&mut input)
+                });
                 Read::Prepared(Box::new(input))
             }
             None => Read::Bytes(bytes),
@@ -589,22 +591,27 @@ impl Ahead {
         by_name: Option<FileKind>,
         limits: &Limits,
     ) -> (Option<u64>, Option<Read>) {
-        let Ok(file) = std::fs::File::open(path) else {
-            return (regular_size(path), None);
-        };
-        let size = file
-            .metadata()
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| m.len());
-        let ahead = size.filter(|s| *s > 0 && *s < READ_AHEAD_BELOW && *s <= limits.max_file_size);
-        let Some(ahead) = ahead.filter(|s| self.take(*s)) else {
-            return (size, None);
-        };
-        let read = reads::read_opened_of_size(file, ahead, limits.max_file_size)
-            .ok()
-            .map(|bytes| Read::new(path, bytes, by_name, limits));
-        (size, read)
+        let (size, bytes) = kubegap_core::phases::within("files opened, sized and read", || {
+            let Ok(file) = std::fs::File::open(path) else {
+                return (regular_size(path), None);
+            };
+            let size = file
+                .metadata()
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len());
+            let ahead =
+                size.filter(|s| *s > 0 && *s < READ_AHEAD_BELOW && *s <= limits.max_file_size);
+            let Some(ahead) = ahead.filter(|s| self.take(*s)) else {
+                return (size, None);
+            };
+            let bytes = reads::read_opened_of_size(file, ahead, limits.max_file_size).ok();
+            (size, bytes)
+        });
+        (
+            size,
+            bytes.map(|bytes| Read::new(path, bytes, by_name, limits)),
+        )
     }
 }
 

@@ -512,3 +512,71 @@ fn minified_json_does_not_flood_the_terminal() {
     assert!(text.contains("at <stdin>:1:"), "{text}");
     assert!(text.contains("k8s-service-selects-nothing"));
 }
+
+#[test]
+fn kubegap_phases_prints_each_phase_to_stderr_and_leaves_the_report_alone() {
+    let args = [
+        "lint",
+        "testdata/examples",
+        "testdata/definitions",
+        "--format",
+        "json",
+    ];
+    let plain = kubegap(&args, None);
+    let timed = support::run_with(&root(), &args, None, &[("KUBEGAP_PHASES", "1")]);
+    assert_eq!(timed.status.code(), plain.status.code());
+    assert_eq!(timed.stdout, plain.stdout);
+    assert!(!support::stderr(&plain).contains("kubegap phases"));
+    // An empty value is unset, as for NO_COLOR.
+    let empty = support::run_with(&root(), &args, None, &[("KUBEGAP_PHASES", "")]);
+    assert!(!support::stderr(&empty).contains("kubegap phases"));
+
+    let stderr = support::stderr(&timed);
+    let table: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| *l != "kubegap phases (KUBEGAP_PHASES):")
+        .skip(1)
+        .collect();
+    assert_eq!(table.first(), Some(&"phase\tms\tshare\trss_mib\tpeak_mib"));
+    let rows: Vec<Vec<&str>> = table[1..].iter().map(|l| l.split('\t').collect()).collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        names,
+        [
+            "arguments",
+            "settings",
+            "walk and read",
+            "  of which files opened, sized and read",
+            "  of which definitions parsed and cut",
+            "decode",
+            "parse",
+            "graph",
+            "controllers",
+            "chains",
+            "rules and suppressions",
+            "findings merged",
+            "findings sorted",
+            "baseline and helm places",
+            "output",
+        ]
+    );
+    let mut shares = 0.0;
+    for row in &rows {
+        assert_eq!(row.len(), 5, "{row:?}");
+        let ms: f64 = row[1].parse().unwrap();
+        let share: f64 = row[2].strip_suffix('%').unwrap().parse().unwrap();
+        assert!(ms >= 0.0 && (0.0..=100.0).contains(&share), "{row:?}");
+        if row[0].starts_with("  of which ") {
+            assert_eq!(&row[3..], ["-", "-"]);
+        } else {
+            shares += share;
+            if cfg!(target_os = "linux") {
+                let rss: f64 = row[3].parse().unwrap();
+                let peak: f64 = row[4].parse().unwrap();
+                assert!(rss > 0.0 && peak >= rss, "{row:?}");
+            }
+        }
+    }
+    // The phases, not their parts, make up the time to the last mark.
+    assert!((shares - 100.0).abs() < 1.0, "{shares}");
+}

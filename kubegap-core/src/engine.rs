@@ -390,6 +390,7 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
         files.add(file);
     }
     drop(decoded);
+    crate::phases::mark("decode");
     let ids: Vec<(FileId, FileKind)> = files.iter().map(|(id, f)| (id, f.kind)).collect();
 
     // nginx sequentially: includes add files, and ids must stay deterministic. Meanwhile the
@@ -499,9 +500,12 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
         parse_findings.extend(errors.into_iter().map(parse_finding));
     }
     documents.shrink_to_fit();
+    crate::phases::mark("parse");
     let places = names.finish(&documents);
     let graph = Graph::build_in(&documents, places);
+    crate::phases::mark("graph");
     let controllers = crate::controllers::Model::build(&graph, &documents);
+    crate::phases::mark("controllers");
     Workspace {
         files,
         documents,
@@ -564,6 +568,7 @@ fn check_in_blocks(workspace: Workspace, settings: &Settings, block: usize) -> (
         .iter()
         .map(|config| config.view(settings.haproxy_version.as_ref()))
         .collect();
+    crate::phases::mark("chains");
     let cx = Context {
         model: &model,
         controllers: &workspace.controllers,
@@ -582,6 +587,7 @@ fn check_in_blocks(workspace: Workspace, settings: &Settings, block: usize) -> (
             )
         },
     );
+    crate::phases::mark("rules and suppressions");
     let mut parse_findings: Vec<Finding> = workspace.parse_findings.clone();
     parse_findings.retain(|f| settings.rule_enabled(f.rule));
     let mut findings = merge_largest_first(parse_findings, rule_findings);
@@ -595,6 +601,7 @@ fn check_in_blocks(workspace: Workspace, settings: &Settings, block: usize) -> (
             f.origin = origin_of(documents, f.span);
         }
     });
+    crate::phases::mark("findings merged");
     let files = &workspace.files;
     sort_findings(files, &mut findings);
     // One finding per cause: the same rule, place and message reached through several routes
@@ -620,6 +627,7 @@ fn check_in_blocks(workspace: Workspace, settings: &Settings, block: usize) -> (
             .count(),
     };
     drop(haproxy_views);
+    crate::phases::mark("findings sorted");
     let Workspace {
         files,
         documents,
