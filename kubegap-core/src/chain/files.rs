@@ -229,7 +229,7 @@ fn haproxy_routes<'a>(
             let servers = view.servers(backend);
             let defaults = view.default_servers(backend);
             for server in &servers {
-                let Some(address) = &server.address else {
+                let Some(address) = &server.address() else {
                     continue;
                 };
                 let port = address.port.as_deref().and_then(|p| p.parse::<u16>().ok());

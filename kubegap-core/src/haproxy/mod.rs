@@ -26,7 +26,7 @@
 //! assert!(client.origin().span().is_some()); // line 2, in `defaults base`
 //! assert!(view.timeout(app, "tunnel").origin().is_default());
 //! let server = &view.servers(app)[0];
-//! let address = server.address.as_ref().unwrap();
+//! let address = server.address().unwrap();
 //! assert_eq!((address.host.as_str(), address.port.as_deref()), ("10.0.0.1", Some("8080")));
 //! ```
 

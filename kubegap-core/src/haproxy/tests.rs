@@ -155,19 +155,16 @@ fn servers_and_addresses() {
     let view = config.view(None);
     let servers = view.servers(0);
     assert_eq!(servers.len(), 5);
-    let a = servers[0].address.as_ref().unwrap();
+    let a = servers[0].address().unwrap();
     assert_eq!(a.host, "10.0.0.1");
     assert_eq!(a.port.as_deref(), Some("8080"));
     let port = a.port_span.unwrap();
     assert_eq!(&text[port.start as usize..port.end as usize], "8080");
-    assert_eq!(servers[1].address.as_ref().unwrap().host, "::1");
-    assert_eq!(servers[2].address.as_ref().unwrap().port, None);
-    assert!(servers[3].address.as_ref().unwrap().symbolic);
+    assert_eq!(servers[1].address().unwrap().host, "::1");
+    assert_eq!(servers[2].address().unwrap().port, None);
+    assert!(servers[3].address().unwrap().symbolic);
     assert_eq!(servers[4].count(), 5);
-    assert_eq!(
-        servers[4].address.as_ref().unwrap().host,
-        "app.svc.cluster.local"
-    );
+    assert_eq!(servers[4].address().unwrap().host, "app.svc.cluster.local");
     let defaults = view.default_servers(0);
     assert!(view.server_checked(&defaults, &servers[0]));
     assert!(!view.server_checked(&defaults, &servers[1]));
@@ -177,7 +174,8 @@ fn servers_and_addresses() {
 fn websocket_routes() {
     let text = "frontend fe\n  acl is_ws hdr(Upgrade) -i WebSocket\n  use_backend ws if is_ws\n  use_backend inline if { req.hdr(upgrade) -i websocket }\n  use_backend not_ws if !is_ws\n  default_backend web\nbackend ws\nbackend inline\nbackend not_ws\nbackend web\n";
     let config = clean(text);
-    let ws = config.view(None).websocket_proxies();
+    let view = config.view(None);
+    let ws = view.websocket_proxies();
     let names: Vec<&str> = ws.keys().map(|i| config.sections[*i].name()).collect();
     assert_eq!(names, ["ws", "inline"]);
 }

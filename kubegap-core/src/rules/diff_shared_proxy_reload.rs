@@ -173,7 +173,7 @@ pub(crate) fn diff(cx: &DiffContext<'_>, sink: &mut Sink) {
         let mut untouched = Vec::new();
         for (index, section) in view.proxies() {
             if view
-                .long_lived(index, &websocket, |limit| logic::outlives(limit, deadline))
+                .long_lived(index, websocket, |limit| logic::outlives(limit, deadline))
                 .is_none()
             {
                 continue;

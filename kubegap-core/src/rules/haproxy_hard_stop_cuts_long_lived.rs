@@ -107,7 +107,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let mut groups: BTreeMap<(u32, u32), (LongLived<'_>, Vec<String>)> = BTreeMap::new();
         for (index, section) in view.proxies() {
             let Some(reason) =
-                view.long_lived(index, &websocket, |limit| logic::outlives(limit, deadline))
+                view.long_lived(index, websocket, |limit| logic::outlives(limit, deadline))
             else {
                 continue;
             };

@@ -94,7 +94,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let long_lived: Vec<_> = view
             .proxies()
             .filter_map(|(index, section)| {
-                view.long_lived(index, &websocket, |limit| logic::outlives(limit, deadline))
+                view.long_lived(index, websocket, |limit| logic::outlives(limit, deadline))
                     .map(|reason| (section.describe(), reason))
             })
             .collect();

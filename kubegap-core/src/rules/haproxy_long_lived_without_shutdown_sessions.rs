@@ -70,7 +70,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
         let websocket = view.websocket_proxies();
         for (index, section) in view.backends() {
-            let Some(reason) = view.long_lived(index, &websocket, logic::is_long_lived) else {
+            let Some(reason) = view.long_lived(index, websocket, logic::is_long_lived) else {
                 continue;
             };
             let servers = view.servers(index);

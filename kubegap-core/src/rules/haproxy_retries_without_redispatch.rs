@@ -117,7 +117,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let remote: u64 = view
                 .servers(index)
                 .iter()
-                .filter(|s| !s.address.as_ref().is_some_and(|a| is_loopback(&a.host)))
+                .filter(|s| !s.address().is_some_and(|a| is_loopback(&a.host)))
                 .fold(0u64, |sum, s| sum.saturating_add(s.count()));
             let no_redispatch = remote >= 2 && count > 0 && !redispatch.value;
             let long_stall = stall.is_some_and(|s| s > logic::RETRY_STALL_LIMIT_MS);

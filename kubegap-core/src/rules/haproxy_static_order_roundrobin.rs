@@ -120,16 +120,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     .iter()
                     .filter_map(|s| s.name.map(|n| n.text))
                     .collect();
-                let hosts: Vec<&str> = servers
-                    .iter()
-                    .filter_map(|s| s.address.as_ref().map(|a| a.host.as_str()))
-                    .collect();
                 if names.len() == servers.len() && logic::names_ascending(&names) {
                     Some("listed in ascending name order")
-                } else if hosts.len() == servers.len() && logic::addresses_ascending(&hosts) {
-                    Some("listed in ascending address order")
                 } else {
-                    None
+                    let addresses: Vec<_> = servers.iter().filter_map(Server::address).collect();
+                    let hosts: Vec<&str> = addresses.iter().map(|a| a.host.as_str()).collect();
+                    (hosts.len() == servers.len() && logic::addresses_ascending(&hosts))
+                        .then_some("listed in ascending address order")
                 }
             };
             let Some(order) = order else {

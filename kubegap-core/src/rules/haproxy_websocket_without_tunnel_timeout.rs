@@ -83,7 +83,7 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
-        for (index, route) in view.websocket_proxies() {
+        for (&index, &route) in view.websocket_proxies() {
             if view.timeout(index, "tunnel").line.is_some() {
                 continue;
             }
