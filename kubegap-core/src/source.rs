@@ -529,6 +529,23 @@ mod tests {
                 Err(i) => i - 1,
             };
             assert_eq!(f.line_index(offset as u32), expected, "offset {offset}");
+            // The column: characters from the line's start to the offset (clamped to the text,
+            // back to a character boundary).
+            let mut end = offset.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let start = starts[expected].min(end);
+            let bom = usize::from(start == 0 && text.starts_with('\u{feff}'));
+            let column = text[start..end].chars().count() - bom + 1;
+            assert_eq!(
+                f.line_col(offset as u32),
+                LineCol {
+                    line: expected as u32 + 1,
+                    column: column as u32
+                },
+                "offset {offset}"
+            );
         }
     }
 
@@ -608,6 +625,54 @@ mod tests {
             text in "[a\n\r\u{e9}]{0,300}"
         ) {
             check_against_full_index(&text);
+        }
+    }
+
+    #[test]
+    fn lines_and_columns_count_the_lines_cut_out() {
+        // The file as written: lines 3–5 and 8 were cut; the text as kept has the others.
+        let written: Vec<String> = (1..=10).map(|n| format!("line{n}: é{n}")).collect();
+        let kept: Vec<&str> = written
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| ![2, 3, 4, 7].contains(i))
+            .map(|(_, l)| l.as_str())
+            .collect();
+        let text = kept.join("\n") + "\n";
+        let at = |kept_line: usize| {
+            kept[..kept_line]
+                .iter()
+                .map(|l| l.len() as u32 + 1)
+                .sum::<u32>()
+        };
+        let mut f = SourceFile::new("t", None, String::new(), FileKind::Yaml);
+        let holes = vec![
+            Hole {
+                at: at(2),
+                lines: 3,
+                line: 0,
+            },
+            Hole {
+                at: at(4),
+                lines: 1,
+                line: 0,
+            },
+        ];
+        f.set_holes(Arc::new(text.clone()), holes);
+        for (k, line) in kept.iter().enumerate() {
+            let number = written.iter().position(|w| w == line).unwrap() as u32 + 1;
+            for (c, (byte, _)) in line.char_indices().enumerate() {
+                let offset = at(k) + byte as u32;
+                assert_eq!(
+                    f.line_col(offset),
+                    LineCol {
+                        line: number,
+                        column: c as u32 + 1
+                    },
+                    "{line} at {byte}"
+                );
+                assert_eq!(f.line_index(offset), number as usize - 1);
+            }
         }
     }
 
