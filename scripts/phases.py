@@ -71,9 +71,12 @@ for name, _ in inputs:
     # A part ("  of which …") is time inside the phase above it, not a phase of its own.
     part = [n.startswith("  of which ") for n in names]
     total = sum(m for m, p in zip(ms, part) if not p)
+    # Per run: the time to its last mark, and the rest of its wall time.
+    marked = [sum(p[1] for p, is_part in zip(phases, part) if not is_part) for _, phases in runs[name]]
+    outside = statistics.median(w * 1000 - m for w, m in zip(walls, marked))
     wall = statistics.median(walls) * 1000
     print()
-    print(f"{name}: process wall {wall:.1f} ms (median of {N}), {total:.1f} ms within the marks")
+    print(f"{name}: process wall {wall:.1f} ms (median of {N}), {statistics.median(marked):.1f} ms to the last mark; shares of the phases' medians ({total:.1f} ms)")
     print()
     print("| phase | ms | share | RSS at its end | peak so far |")
     print("|---|---:|---:|---:|---:|")
@@ -83,5 +86,4 @@ for name, _ in inputs:
             print(f"| … {phase.strip()} | {ms[i]:.1f} | {share:.1%} | | |")
         else:
             print(f"| {phase} | {ms[i]:.1f} | {share:.1%} | {median(2, i):.1f} MiB | {median(3, i):.1f} MiB |")
-    outside = wall - total
     print(f"| start before `main`, exit after the report | {outside:.1f} | | | |", flush=True)
