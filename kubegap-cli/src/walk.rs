@@ -380,6 +380,14 @@ fn read_sized(path: &Path, size: u64, limits: &Limits) -> Result<Vec<u8>, String
 /// A file given or found: its size checked against the limit and the budget before reading.
 /// `Err("")` when the budget was already reported.
 fn read_file(path: &Path, limits: &Limits, budget: &mut Budget) -> Result<Vec<u8>, String> {
+    kubegap_core::phases::within(READ_PART, || read_file_now(path, limits, budget))
+}
+
+/// What [`KUBEGAP_PHASES`](kubegap_core::phases) calls the time spent opening, sizing and
+/// reading files, wherever the walk does it.
+const READ_PART: &str = "files opened, sized and read";
+
+fn read_file_now(path: &Path, limits: &Limits, budget: &mut Budget) -> Result<Vec<u8>, String> {
     let name = display_name(path);
     if let Some(size) = regular_size(path) {
         admit_size(path, size, limits, budget)?;
@@ -591,7 +599,7 @@ impl Ahead {
         by_name: Option<FileKind>,
         limits: &Limits,
     ) -> (Option<u64>, Option<Read>) {
-        let (size, bytes) = kubegap_core::phases::within("files opened, sized and read", || {
+        let (size, bytes) = kubegap_core::phases::within(READ_PART, || {
             let Ok(file) = std::fs::File::open(path) else {
                 return (regular_size(path), None);
             };
@@ -933,7 +941,8 @@ fn read_admitted_steps(
         .par_iter()
         .with_max_len(1)
         .map(|(i, canonical, path, by_name, size)| {
-            let bytes = match read_sized(path, *size, limits) {
+            let read = kubegap_core::phases::within(READ_PART, || read_sized(path, *size, limits));
+            let bytes = match read {
                 Ok(bytes) => bytes,
                 Err(e) => return (*i, Some(Err(e))),
             };

@@ -565,10 +565,12 @@ fn kubegap_phases_prints_each_phase_to_stderr_and_leaves_the_report_alone() {
         assert_eq!(row.len(), 5, "{row:?}");
         let ms: f64 = row[1].parse().unwrap();
         let share: f64 = row[2].strip_suffix('%').unwrap().parse().unwrap();
-        assert!(ms >= 0.0 && (0.0..=100.0).contains(&share), "{row:?}");
+        assert!(ms >= 0.0 && share >= 0.0, "{row:?}");
         if row[0].starts_with("  of which ") {
+            // A part is summed over the threads that ran it: its share may pass 100 %.
             assert_eq!(&row[3..], ["-", "-"]);
         } else {
+            assert!(share <= 100.0, "{row:?}");
             shares += share;
             if cfg!(target_os = "linux") {
                 let rss: f64 = row[3].parse().unwrap();
