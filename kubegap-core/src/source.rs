@@ -115,6 +115,10 @@ pub struct Hole {
     pub lines: u32,
     /// The 0-based line of `at` in the text as kept (set by [`SourceFile::set_holes`]).
     pub line: u32,
+    /// Lines cut by the holes before this one (set by [`SourceFile::set_holes`]): lookups
+    /// binary-search the holes instead of adding them up from the first (a dump of a cluster
+    /// has one for each object's `managedFields`).
+    pub before: u32,
 }
 
 /// One line start in this many is kept in a [`SourceFile`]'s line index.
@@ -265,8 +269,11 @@ impl SourceFile {
         self.line_samples = line_samples;
         self.lines = lines;
         self.holes = Box::default();
+        let mut before = 0u32;
         for hole in &mut holes {
             hole.line = u32::try_from(self.kept_line_index(hole.at)).unwrap_or(u32::MAX);
+            hole.before = before;
+            before = before.saturating_add(hole.lines);
         }
         self.holes = holes.into_boxed_slice();
     }
@@ -276,36 +283,39 @@ impl SourceFile {
         &self.holes
     }
 
+    /// Lines cut by the holes up to the `n`-th (exclusive).
+    fn lines_cut_by(&self, n: usize) -> usize {
+        n.checked_sub(1)
+            .and_then(|i| self.holes.get(i))
+            .map_or(0, |h| h.before as usize + h.lines as usize)
+    }
+
     /// Lines cut before the offset `offset` of the text as kept.
     fn lines_cut_before(&self, offset: u32) -> usize {
-        self.holes
-            .iter()
-            .take_while(|h| h.at <= offset)
-            .map(|h| h.lines as usize)
-            .sum()
+        self.lines_cut_by(self.holes.partition_point(|h| h.at <= offset))
     }
 
     /// The line of the text as kept that the file's 0-based line `line` is, or the hole it was
     /// cut with.
     fn kept_line(&self, line: usize) -> Result<usize, &Hole> {
-        let mut cut = 0usize;
-        for hole in self.holes.iter() {
-            let first = hole.line as usize + cut;
-            if line < first {
-                break;
+        // The file's line of each hole's first cut line grows with the holes.
+        let n = self
+            .holes
+            .partition_point(|h| h.line as usize + h.before as usize <= line);
+        match n.checked_sub(1).and_then(|i| self.holes.get(i)) {
+            Some(hole)
+                if line < hole.line as usize + hole.before as usize + hole.lines as usize =>
+            {
+                Err(hole)
             }
-            if line < first + hole.lines as usize {
-                return Err(hole);
-            }
-            cut += hole.lines as usize;
+            _ => Ok(line - self.lines_cut_by(n)),
         }
-        Ok(line - cut)
     }
 
     /// Number of lines (a file without a line break has one; a final line break starts an
     /// empty last line).
     pub fn line_count(&self) -> usize {
-        self.lines + self.holes.iter().map(|h| h.lines as usize).sum::<usize>()
+        self.lines + self.lines_cut_by(self.holes.len())
     }
 
     /// The byte offset at which the 0-based line `line` starts, `None` past the last line (a
@@ -651,11 +661,13 @@ mod tests {
                 at: at(2),
                 lines: 3,
                 line: 0,
+                before: 0,
             },
             Hole {
                 at: at(4),
                 lines: 1,
                 line: 0,
+                before: 0,
             },
         ];
         f.set_holes(Arc::new(text.clone()), holes);
@@ -673,6 +685,65 @@ mod tests {
                 );
                 assert_eq!(f.line_index(offset), number as usize - 1);
             }
+        }
+    }
+
+    /// Forty runs of lines cut from a file of 300 (binary-searched: [`Hole::before`]): every
+    /// line of the file as written found by its number (a cut one where the text continues,
+    /// with an empty range) and by each offset of it, and the file's line count.
+    #[test]
+    fn many_holes_are_found_by_line_and_by_offset() {
+        let written: Vec<String> = (1..=300)
+            .map(|n| format!("l{n}: {}", "x".repeat(n % 7)))
+            .collect();
+        let cut = |i: usize| (0..40).any(|j| (7 * j + 2..7 * j + 3 + j % 3).contains(&i));
+        let kept: Vec<usize> = (0..written.len()).filter(|i| !cut(*i)).collect();
+        let text: String = kept.iter().map(|i| format!("{}\n", written[*i])).collect();
+        // Where each line of the file is in the text as kept (a cut one: where it continues).
+        let mut at = vec![0u32; written.len()];
+        let mut offset = 0u32;
+        let mut holes: Vec<Hole> = Vec::new();
+        for (i, line) in written.iter().enumerate() {
+            at[i] = offset;
+            if cut(i) {
+                match holes.last_mut() {
+                    Some(h) if h.at == offset && i > 0 && cut(i - 1) => h.lines += 1,
+                    _ => holes.push(Hole {
+                        at: offset,
+                        lines: 1,
+                        line: 0,
+                        before: 0,
+                    }),
+                }
+            } else {
+                offset += line.len() as u32 + 1;
+            }
+        }
+        assert_eq!(holes.len(), 40);
+        let mut f = SourceFile::new("t", None, String::new(), FileKind::Yaml);
+        f.set_holes(Arc::new(text.clone()), holes);
+        assert_eq!(f.line_count(), written.len() + 1);
+        for (i, line) in written.iter().enumerate() {
+            assert_eq!(f.line_start(i), Some(at[i]), "line {i}");
+            let range = f.line_range(i);
+            if cut(i) {
+                assert!(
+                    range.is_empty() && range.start == at[i] as usize,
+                    "line {i}"
+                );
+                continue;
+            }
+            assert_eq!(&text[range], format!("{line}\n"), "line {i}");
+            for byte in 0..=line.len() as u32 {
+                assert_eq!(f.line_index(at[i] + byte), i, "line {i} byte {byte}");
+            }
+            assert_eq!(
+                f.line_col(at[i] + 1),
+                LineCol {
+                    line: i as u32 + 1,
+                    column: 2
+                }
+            );
         }
     }
 

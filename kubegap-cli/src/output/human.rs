@@ -645,11 +645,13 @@ mod tests {
                 at: kept.find("c:").unwrap() as u32,
                 lines: 10,
                 line: 0,
+                before: 0,
             },
             kubegap_core::source::Hole {
                 at: kept.find("f:").unwrap() as u32,
                 lines: 5,
                 line: 0,
+                before: 0,
             },
         ];
         file.set_holes(std::sync::Arc::new(kept.to_string()), holes);

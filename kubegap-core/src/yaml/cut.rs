@@ -112,6 +112,7 @@ pub fn cut_unread(
             at: u32::try_from(kept.len()).unwrap_or(u32::MAX),
             lines: u32::try_from(lines).unwrap_or(u32::MAX),
             line: 0,
+            before: 0,
         });
         at = to;
     }
