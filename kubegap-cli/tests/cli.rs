@@ -67,6 +67,38 @@ fn kubectl_list_items_are_objects() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// The objects of `kubectl-list.yaml` as `kubectl get -o yaml` prints them from a cluster:
+/// every default, `metadata.managedFields` and `status` written out. The rules' parse leaves
+/// the last two out (`k8s::UNREAD_BY_RULES`); the report is the list's, at the dump's lines.
+#[test]
+fn kubectl_dump_with_status_and_managed_fields_is_reported_at_its_lines() {
+    let dump = kubegap(
+        &["lint", "testdata/cli/kubectl-dump.yaml", "--format", "json"],
+        None,
+    );
+    let list = kubegap(
+        &["lint", "testdata/cli/kubectl-list.yaml", "--format", "json"],
+        None,
+    );
+    let (dump, list) = (json(&dump), json(&list));
+    assert_eq!(dump["summary"], list["summary"]);
+    let (f, g) = (&dump["findings"][0], &list["findings"][0]);
+    assert_eq!(f["rule"], "k8s-service-selects-nothing");
+    assert_eq!((&f["rule"], &f["message"]), (&g["rule"], &g["message"]));
+    assert_eq!(
+        [&f["line"], &f["column"], &f["end_line"], &f["end_column"]].map(|v| v.as_u64()),
+        [Some(141), Some(5), Some(141), Some(13)]
+    );
+    let human = kubegap(&["lint", "testdata/cli/kubectl-dump.yaml"], None);
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        human.contains(
+            "kubectl-dump.yaml:141:5]\n 140 │       targetPort: http\n 141 │     selector:\n"
+        ),
+        "{human}"
+    );
+}
+
 #[test]
 fn exit_codes_follow_fail_on() {
     let clean = kubegap(&["lint", "testdata/cli/clean.yaml"], None);

@@ -906,6 +906,16 @@ pub fn lint_keeping(inputs: Vec<Input>, settings: &Settings) -> (Report, Spent) 
 /// `prefix(n)`.
 #[cfg(test)]
 fn rule_fixtures<'p>(prefix: &dyn Fn(usize) -> &'p str) -> Vec<Input> {
+    rule_fixtures_as(&|n, text| {
+        let mut bytes = prefix(n).as_bytes().to_vec();
+        bytes.extend(text);
+        bytes
+    })
+}
+
+/// Every rule's `invalid.yaml` fixture, in path order, as `written` writes the `n`th of them.
+#[cfg(test)]
+fn rule_fixtures_as(written: &dyn Fn(usize, &[u8]) -> Vec<u8>) -> Vec<Input> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/rules");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("testdata/rules")
@@ -917,8 +927,7 @@ fn rule_fixtures<'p>(prefix: &dyn Fn(usize) -> &'p str) -> Vec<Input> {
         .into_iter()
         .enumerate()
         .filter_map(|(n, path)| {
-            let mut bytes = prefix(n).as_bytes().to_vec();
-            bytes.extend(std::fs::read(&path).ok()?);
+            let bytes = written(n, &std::fs::read(&path).ok()?);
             Some(Input {
                 name: path.display().to_string(),
                 path: Some(path),
@@ -1171,6 +1180,104 @@ mod for_rules_tests {
         let (whole, for_rules) = (check(whole, &settings), check(for_rules, &settings));
         assert!(whole.findings.len() > 100, "{}", whole.findings.len());
         assert_eq!(for_rules.findings, whole.findings);
+        assert_eq!(for_rules.summary, whole.summary);
+    }
+
+    /// What the API server adds to every object it returns (`kubectl get -o yaml`), written
+    /// into a manifest: `metadata.managedFields` at the top of every column-0 `metadata:`
+    /// block (at its own indentation), and a `status` at the end of every document with a
+    /// `kind:`. Both hold values stored apart from their source (escapes), so that the values
+    /// after them are numbered again when they are dropped.
+    fn as_the_api_server_returns_it(text: &str) -> String {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let status = "status:\n  message: \"ReplicaSet \\\"web\\\" progressed\"\n  conditions:\n  - type: Ready\n    status: \"True\"\n";
+        let mut out = String::new();
+        let mut has_kind = false;
+        let end_document = |out: &mut String, has_kind: &mut bool| {
+            if std::mem::take(has_kind) {
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push_str(status);
+            }
+        };
+        for (i, line) in lines.iter().enumerate() {
+            if line.starts_with("---") {
+                end_document(&mut out, &mut has_kind);
+            }
+            has_kind |= line.starts_with("kind:");
+            out.push_str(line);
+            if line.trim_end() == "metadata:" {
+                let next = lines.get(i + 1).copied().unwrap_or("");
+                let indent = next.len() - next.trim_start_matches(' ').len();
+                if indent > 0 {
+                    let pad = " ".repeat(indent);
+                    for field in [
+                        "managedFields:",
+                        "- apiVersion: v1",
+                        "  fieldsType: FieldsV1",
+                        "  fieldsV1:",
+                        "    f:metadata:",
+                        "      f:labels: {}",
+                        "  manager: \"kubectl\\tclient\"",
+                        "  operation: Update",
+                    ] {
+                        out.push_str(&format!("{pad}{field}\n"));
+                    }
+                }
+            }
+        }
+        end_document(&mut out, &mut has_kind);
+        out
+    }
+
+    /// Every rule's `invalid.yaml` fixture as the API server would return its objects (with
+    /// `status` and `metadata.managedFields`, which the rules' load drops as it parses them,
+    /// [`crate::k8s::UNREAD_BY_RULES`]), and a `kubectl get -o yaml` dump of a `List`: loaded
+    /// for the rules and whole, the same report at the same lines and columns, and fewer nodes.
+    #[test]
+    fn dropping_status_and_managed_fields_changes_no_finding() {
+        let dump = include_bytes!("../../testdata/cli/kubectl-dump.yaml");
+        let inputs = || {
+            let mut inputs = rule_fixtures_as(&|_, text| {
+                as_the_api_server_returns_it(&String::from_utf8_lossy(text)).into_bytes()
+            });
+            inputs.push(Input {
+                name: "kubectl-dump.yaml".into(),
+                path: None,
+                bytes: dump.to_vec(),
+                kind: FileKind::Yaml,
+                canonical: None,
+                prepared: None,
+            });
+            inputs
+        };
+        let settings = Settings::default();
+        let files = inputs().len();
+        let whole = load(inputs(), &settings);
+        let for_rules = load_for_rules(inputs(), &settings);
+        let dropped = |ws: &Workspace| ws.documents.iter().filter(|d| d.spec_dropped()).count();
+        assert_eq!(dropped(&whole), 0);
+        assert!(
+            dropped(&for_rules) > files,
+            "{} of {files}",
+            dropped(&for_rules)
+        );
+        let nodes = |ws: &Workspace| ws.documents.iter().map(|d| d.nodes.len()).sum::<usize>();
+        assert!(
+            nodes(&for_rules) * 10 < nodes(&whole) * 9,
+            "{} of {}",
+            nodes(&for_rules),
+            nodes(&whole)
+        );
+        let (whole, for_rules) = (check(whole, &settings), check(for_rules, &settings));
+        assert!(whole.findings.len() > 100, "{}", whole.findings.len());
+        assert!(whole
+            .findings
+            .iter()
+            .any(|f| f.rule == "k8s-service-selects-nothing"
+                && whole.files.get(f.span.file).name == "kubectl-dump.yaml"));
+        assert_eq!(located(&for_rules), located(&whole));
         assert_eq!(for_rules.summary, whole.summary);
     }
 

@@ -462,10 +462,17 @@ fn is_builtin_api(api_version: &str) -> bool {
 /// name, labels, annotations: in the graph, counted, suppressible), never a pod owner
 /// ([`Graph::file_indexes`]), and no rule, chain or controller reads its spec. A rule that
 /// needs it (checking custom resources against their schemas) removes this.
+///
+/// And in every object, what the API server writes and no manifest's author does, which
+/// `kubectl get -o yaml` prints: `status` (what the controllers observed) and
+/// `metadata.managedFields` (which field manager set which field). No rule, chain or
+/// controller reads either; in a dump of a cluster they are about half of every object's
+/// nodes. A rule that reads an object's status removes `status` here.
 pub const UNREAD_BY_RULES: crate::yaml::Unread = crate::yaml::Unread {
     api_prefix: "apiextensions.k8s.io/",
     kind: "CustomResourceDefinition",
     key: "spec",
+    in_every_object: &[&["status"], &["metadata", "managedFields"]],
 };
 
 /// Custom resource kinds known not to own pods (monitoring, routing, certificates, CRDs).

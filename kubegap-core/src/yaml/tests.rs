@@ -458,7 +458,8 @@ fn outline(doc: &Document, skip: &[NodeId]) -> Vec<String> {
             NodeKind::Alias(target) => format!("alias {target:?}"),
         };
         if skip.contains(&id) {
-            out.push(format!("{:?} map of 0", node.span()));
+            let kind = if node.is_map() { "map" } else { "seq" };
+            out.push(format!("{:?} {kind} of 0", node.span()));
             id = doc.nodes[id as usize].arg();
         } else {
             out.push(format!("{:?} {what}", node.span()));
@@ -467,6 +468,13 @@ fn outline(doc: &Document, skip: &[NodeId]) -> Vec<String> {
     }
     out
 }
+
+/// What the rules leave out of a definition, without what they leave out of every object
+/// (its `status`): the tests of the definitions' specs, which keep their `status` whole.
+static SPEC_ONLY: Unread = Unread {
+    in_every_object: &[],
+    ..crate::k8s::UNREAD_BY_RULES
+};
 
 /// A CustomResourceDefinition whose spec is not first, with stored values before and after it.
 const DEFINITION: &str = "apiVersion: apiextensions.k8s.io/v1
@@ -497,8 +505,7 @@ spec: {replicas: 2}
 fn the_rules_get_a_definition_without_its_spec_and_everything_else_in_place() {
     let (whole, errors) = parse_stream(FileId(0), DEFINITION);
     assert!(errors.is_empty(), "{errors:?}");
-    let (pruned, errors) =
-        parse_stream_without(FileId(0), DEFINITION, &crate::k8s::UNREAD_BY_RULES);
+    let (pruned, errors) = parse_stream_without(FileId(0), DEFINITION, &SPEC_ONLY);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(pruned.len(), 2);
     let (full, part) = (&whole[0], &pruned[0]);
@@ -554,8 +561,7 @@ fn a_definition_is_kept_whole_where_its_spec_could_matter() {
     ];
     for text in &kept_whole {
         let (whole, _) = parse_stream(FileId(0), text.as_str());
-        let (pruned, _) =
-            parse_stream_without(FileId(0), text.as_str(), &crate::k8s::UNREAD_BY_RULES);
+        let (pruned, _) = parse_stream_without(FileId(0), text.as_str(), &SPEC_ONLY);
         assert!(!whole.is_empty());
         assert_eq!(pruned, whole, "{text}");
     }
@@ -588,7 +594,7 @@ fn the_definitions_of_a_list_lose_their_specs_and_its_other_items_stay() {
     );
     let (whole, errors) = parse_stream(FileId(0), text.as_str());
     assert!(errors.is_empty(), "{errors:?}");
-    let (pruned, _) = parse_stream_without(FileId(0), text.as_str(), &crate::k8s::UNREAD_BY_RULES);
+    let (pruned, _) = parse_stream_without(FileId(0), text.as_str(), &SPEC_ONLY);
     let (full, part) = (&whole[0], &pruned[0]);
     assert!(part.spec_dropped());
     let items: Vec<NodeRef<'_>> = full.root().unwrap().get("items").unwrap().items().collect();
@@ -663,4 +669,218 @@ fn collections_span_their_subtrees() {
         files > 100 && collections > 2_000 && with_alias > 0,
         "{files} {collections} {with_alias}"
     );
+}
+
+/// A Deployment as `kubectl get -o yaml` prints it: `metadata.managedFields` between other
+/// metadata, a `status` last, stored values (escapes) before, inside and after both.
+const FROM_THE_API: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  annotations: {note: \"a\\tb\"}
+  managedFields:
+  - apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec:
+        f:replicas: {}
+    manager: \"kubectl\\tclient\"
+    time: \"2026-11-02T09:14:03Z\"
+  name: web
+  labels: {tier: \"front\\tend\"}
+spec:
+  replicas: 2
+  template:
+    metadata:
+      managedFields: [{manager: kept}]
+    spec:
+      status: {kept: true}
+status:
+  conditions:
+  - message: \"ReplicaSet \\\"web\\\" progressed\"
+    type: Progressing
+  replicas: 2
+";
+
+/// The ids of the values of `status` and `metadata.managedFields` in the object `object`.
+fn unread_of(object: NodeRef<'_>) -> Vec<NodeId> {
+    [
+        object.get("metadata").and_then(|m| m.get("managedFields")),
+        object.get("status"),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|n| n.id)
+    .collect()
+}
+
+#[test]
+fn the_rules_get_every_object_without_its_status_and_managed_fields() {
+    let (whole, errors) = parse_stream(FileId(0), FROM_THE_API);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (pruned, errors) =
+        parse_stream_without(FileId(0), FROM_THE_API, &crate::k8s::UNREAD_BY_RULES);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (full, part) = (&whole[0], &pruned[0]);
+    assert!(part.spec_dropped() && !full.spec_dropped());
+    let skip = unread_of(full.root().unwrap());
+    assert_eq!(skip.len(), 2);
+    // Every node outside the two, with its span, kind and value (stored ones included); the
+    // two are empty collections spanning what was written.
+    assert_eq!(outline(part, &[]), outline(full, &skip));
+    let root = part.root().unwrap();
+    for (id, kept) in skip.iter().zip(unread_of(root)) {
+        assert_eq!(full.node(*id).span(), part.node(kept).span());
+        assert_eq!(part.nodes[kept as usize].arg(), kept + 1);
+    }
+    assert_eq!(
+        root.str_at(&["metadata", "labels", "tier"]),
+        Some("front\tend")
+    );
+    assert_eq!(
+        root.str_at(&["metadata", "annotations", "note"]),
+        Some("a\tb")
+    );
+    // Not an object's: kept.
+    assert_eq!(
+        root.str_at(&["spec", "template", "metadata", "managedFields"])
+            .or_else(|| {
+                root.get("spec")?
+                    .get("template")?
+                    .get("metadata")?
+                    .get("managedFields")?
+                    .items()
+                    .next()?
+                    .str_at(&["manager"])
+            }),
+        Some("kept")
+    );
+    assert!(root
+        .get("spec")
+        .unwrap()
+        .get("template")
+        .unwrap()
+        .get("spec")
+        .unwrap()
+        .get("status")
+        .unwrap()
+        .own_entries()
+        .next()
+        .is_some());
+    // Two stored values went with them.
+    assert_eq!(
+        part.values.len() + "kubectl\tclient".len() + "ReplicaSet \"web\" progressed".len(),
+        full.values.len()
+    );
+}
+
+#[test]
+fn the_items_of_a_list_lose_their_status_and_managed_fields() {
+    let text = format!(
+        "apiVersion: v1\nitems:\n{}{}kind: List\nmetadata:\n  resourceVersion: \"\"\n",
+        as_item(FROM_THE_API),
+        as_item(&FROM_THE_API.replace("name: web", "name: api"))
+    );
+    let (whole, errors) = parse_stream(FileId(0), text.as_str());
+    assert!(errors.is_empty(), "{errors:?}");
+    let (pruned, _) = parse_stream_without(FileId(0), text.as_str(), &crate::k8s::UNREAD_BY_RULES);
+    let (full, part) = (&whole[0], &pruned[0]);
+    let skip: Vec<NodeId> = full
+        .root()
+        .unwrap()
+        .get("items")
+        .unwrap()
+        .items()
+        .flat_map(unread_of)
+        .collect();
+    assert_eq!(skip.len(), 4);
+    assert_eq!(outline(part, &[]), outline(full, &skip));
+    // The list's own `metadata` is no object's: nothing of it is dropped either way.
+    let names: Vec<&str> = part
+        .root()
+        .unwrap()
+        .get("items")
+        .unwrap()
+        .items()
+        .filter_map(|i| i.str_at(&["metadata", "name"]))
+        .collect();
+    assert_eq!(names, ["web", "api"]);
+}
+
+#[test]
+fn status_and_managed_fields_are_kept_whole_where_their_nodes_could_matter() {
+    let kept_whole = [
+        // Node ids that are reported or point elsewhere: duplicate keys, tags, anchors.
+        FROM_THE_API
+            .replace(
+                "fieldsType: FieldsV1\n",
+                "fieldsType: FieldsV1\n    fieldsType: again\n",
+            )
+            .replace(
+                "    type: Progressing\n",
+                "    type: Progressing\n    type: again\n",
+            ),
+        FROM_THE_API
+            .replace(
+                "  - apiVersion: apps/v1\n",
+                "  - apiVersion: !!str apps/v1\n",
+            )
+            .replace("  replicas: 2\n", "  replicas: !!int 2\n"),
+        FROM_THE_API
+            .replace("fieldsType: FieldsV1", "fieldsType: &t FieldsV1")
+            .replace("type: Progressing", "type: &u Progressing")
+            + "aliases: [*t, *u]\n",
+        // A suppression marker written in a quoted scalar: a comment or not, the nodes tell.
+        FROM_THE_API
+            .replace("type: Progressing", "type: \"# kubegap-ignore: x\"")
+            .replace(
+                "manager: \"kubectl",
+                "manager: \"# kubegap-ignore: y kubectl",
+            ),
+        // Empty or not collections.
+        FROM_THE_API
+            .replace(
+                "  managedFields:\n  - apiVersion",
+                "  managedFields: []\n  other:\n  - apiVersion",
+            )
+            .replace("status:\n", "status: {}\nnot_status:\n"),
+    ];
+    for text in &kept_whole {
+        let (whole, errors) = parse_stream(FileId(0), text.as_str());
+        assert!(errors.is_empty(), "{errors:?}\n{text}");
+        let (pruned, _) =
+            parse_stream_without(FileId(0), text.as_str(), &crate::k8s::UNREAD_BY_RULES);
+        assert_eq!(pruned, whole, "{text}");
+    }
+}
+
+/// A document too large for the builder stays too large when what would make it so is in a
+/// `status` the rules drop: the limit counts the nodes dropped.
+#[test]
+fn the_node_limit_counts_the_nodes_dropped() {
+    let mut status = String::from("status:\n  conditions:\n");
+    for i in 0..40 {
+        status.push_str(&format!("  - type: c{i}\n"));
+    }
+    let mut spec = String::from("spec:\n  containers:\n");
+    for i in 0..20 {
+        spec.push_str(&format!("  - name: c{i}\n"));
+    }
+    // The status before the spec: its nodes are gone by the time the spec's reach the limit.
+    let text = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\n{status}{spec}");
+    let nodes = parse_stream(FileId(0), text.as_str()).0[0].nodes.len();
+    assert!(nodes > 120, "{nodes}");
+    let limited = |limit: usize| {
+        TEST_MAX_NODES.with(|m| m.set(limit));
+        let whole = parse_stream(FileId(0), text.as_str());
+        let pruned = parse_stream_without(FileId(0), text.as_str(), &crate::k8s::UNREAD_BY_RULES);
+        TEST_MAX_NODES.with(|m| m.set(MAX_NODES));
+        (whole, pruned)
+    };
+    let ((whole, whole_errors), (pruned, pruned_errors)) = limited(nodes - 10);
+    assert!(whole.is_empty() && pruned.is_empty());
+    assert_eq!(whole_errors, pruned_errors);
+    assert_eq!(whole_errors.len(), 1);
+    let ((whole, _), (pruned, _)) = limited(nodes + 1);
+    assert_eq!((whole.len(), pruned.len()), (1, 1));
+    assert_eq!(pruned[0].nodes.len(), nodes - 2 - 3 * 40);
 }
