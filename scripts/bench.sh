@@ -88,6 +88,9 @@ for n in 2000 4000; do
 done
 [ -s "$in/haproxy-300k.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 300000 > "$in/haproxy-300k.cfg"
 [ -s "$in/haproxy-1m.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 1000000 > "$in/haproxy-1m.cfg"
+# What `kubectl get deploy,svc,ingress,hpa -A -o yaml` prints of a cluster of 4,000 apps: one
+# `List` of 16,000 objects with their `status` and `managedFields` (40.7 MB).
+[ -s "$in/kubectl-4000.yaml" ] || python3 scripts/gen_shapes.py kubectl-dump 4000 > "$in/kubectl-4000.yaml"
 # A pull request's rendering: the 8x stream with one Deployment's replicas changed (for
 # `kubegap diff`); the stream's own baseline (for `--baseline`).
 [ -s "$in/stream-8x-changed.yaml" ] ||
@@ -171,6 +174,8 @@ solo "2,000 apps named alike, one directory each" "$lint $in/same-names-2000"
 solo "4,000 apps named alike, one directory each" "$lint $in/same-names-4000"
 solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
 solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
+solo "kubectl get -o yaml of 16,000 objects, 1 thread" "$lint --threads 1 $in/kubectl-4000.yaml"
+solo "kubectl get -o yaml of 16,000 objects, 2 threads" "$lint --threads 2 $in/kubectl-4000.yaml"
 solo "one small file" "$bin lint testdata/cli/clean.yaml" 5
 solo "kubegap rules" "$bin rules" 5
 # The other paths users run: the SARIF report GitHub code scanning uploads, JUnit for GitLab
@@ -187,7 +192,7 @@ solo "kubegap diff: k8s+helm corpus against itself" "$bin diff --format json $co
 sizes=$out/sizes.tsv
 {
   printf 'k8s+helm\t%s\n' "$(find $corpus/k8s $corpus/helm -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 | xargs -0 cat | wc -c)"
-  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/identical-*.yaml "$in"/haproxy-*.cfg; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
+  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/identical-*.yaml "$in"/haproxy-*.cfg "$in"/kubectl-*.yaml; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
   printf 'small\t%s\n' "$(find "$in/small" -type f -print0 | xargs -0 cat | wc -c)"
 } > "$sizes"
 {
@@ -237,6 +242,7 @@ size_of = {
     "20,000 small manifests": "small", "identical copies": "identical-10mb.yaml",
     "3,200 copies": "copies-3200.yaml", "1,600 copies": "copies-1600.yaml",
     "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
+    "kubectl get -o yaml": "kubectl-4000.yaml",
 }
 prev = None
 for name in order:

@@ -14,6 +14,10 @@
                                      LoadBalancer Service and a PDB in service.yaml, and an
                                      Ingress in ingress.yaml (every selector matches every
                                      app's pods; the nearest are the directory's)
+  gen_shapes.py kubectl-dump N       `kubectl get deploy,svc,ingress,hpa -A -o yaml` of N apps
+                                     on stdout: one `List`, every object as the API server
+                                     returns it (defaults filled in, `managedFields`, the
+                                     last-applied annotation, `status`)
   gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
                                      a Deployment in deployment.yaml, an HPA, a Service and an
                                      Ingress naming `web` in refs.yaml (every name matches N
@@ -258,6 +262,394 @@ spec:
 """, service("web", f"web{i}", load_balancer=False), ingress("web", f"app{i}.example.com", "web"))
 
 
+def kubectl_dump(n):
+    """As `kubectl get deploy,svc,ingress,hpa -A -o yaml` prints them (kubectl 1.30 against a
+    1.30 API server): items not indented under `items:`, every default written out, two field
+    managers per object (client-side apply, then the controller's status updates)."""
+    out = sys.stdout
+    out.write("apiVersion: v1\nitems:\n")
+
+    def item(text):
+        lines = text.strip("\n").split("\n")
+        out.write("- " + lines[0] + "\n")
+        for line in lines[1:]:
+            out.write(("  " + line) if line else "")
+            out.write("\n")
+
+    for i in range(n):
+        app, ns = f"app{i}", f"team{i % 40}"
+        uid = f"{i:08x}-5f1c-4a7e-9d2b-{i * 7919 % 10**12:012d}"
+        rv = 100000 + i * 4
+        t = f"2026-10-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{(i * 7) % 60:02d}Z"
+        applied = (
+            '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},'
+            f'"labels":{{"app":"{app}"}},"name":"{app}","namespace":"{ns}"}},"spec":{{"replicas":2,'
+            f'"selector":{{"matchLabels":{{"app":"{app}"}}}},"template":{{"metadata":{{"labels":'
+            f'{{"app":"{app}"}}}},"spec":{{"containers":[{{"image":"registry.example.com/{app}:1.4.{i % 9}",'
+            '"name":"app","ports":[{"containerPort":8080,"name":"http"}],"readinessProbe":'
+            '{"httpGet":{"path":"/ready","port":"http"}}}]}}}}'
+        )
+        item(f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  annotations:
+    deployment.kubernetes.io/revision: "3"
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {applied}
+  creationTimestamp: "{t}"
+  generation: 3
+  labels:
+    app: {app}
+  managedFields:
+  - apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          .: {{}}
+          f:kubectl.kubernetes.io/last-applied-configuration: {{}}
+        f:labels:
+          .: {{}}
+          f:app: {{}}
+      f:spec:
+        f:progressDeadlineSeconds: {{}}
+        f:replicas: {{}}
+        f:revisionHistoryLimit: {{}}
+        f:selector: {{}}
+        f:strategy:
+          f:rollingUpdate:
+            .: {{}}
+            f:maxSurge: {{}}
+            f:maxUnavailable: {{}}
+          f:type: {{}}
+        f:template:
+          f:metadata:
+            f:labels:
+              .: {{}}
+              f:app: {{}}
+          f:spec:
+            f:containers:
+              k:{{"name":"app"}}:
+                .: {{}}
+                f:image: {{}}
+                f:imagePullPolicy: {{}}
+                f:name: {{}}
+                f:ports:
+                  .: {{}}
+                  k:{{"containerPort":8080,"protocol":"TCP"}}:
+                    .: {{}}
+                    f:containerPort: {{}}
+                    f:name: {{}}
+                    f:protocol: {{}}
+                f:readinessProbe:
+                  .: {{}}
+                  f:failureThreshold: {{}}
+                  f:httpGet:
+                    .: {{}}
+                    f:path: {{}}
+                    f:port: {{}}
+                    f:scheme: {{}}
+                  f:periodSeconds: {{}}
+                  f:successThreshold: {{}}
+                  f:timeoutSeconds: {{}}
+                f:resources: {{}}
+                f:terminationMessagePath: {{}}
+                f:terminationMessagePolicy: {{}}
+            f:dnsPolicy: {{}}
+            f:restartPolicy: {{}}
+            f:schedulerName: {{}}
+            f:securityContext: {{}}
+            f:terminationGracePeriodSeconds: {{}}
+    manager: kubectl-client-side-apply
+    operation: Update
+    time: "{t}"
+  - apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          f:deployment.kubernetes.io/revision: {{}}
+      f:status:
+        f:availableReplicas: {{}}
+        f:conditions:
+          .: {{}}
+          k:{{"type":"Available"}}:
+            .: {{}}
+            f:lastTransitionTime: {{}}
+            f:lastUpdateTime: {{}}
+            f:message: {{}}
+            f:reason: {{}}
+            f:status: {{}}
+            f:type: {{}}
+          k:{{"type":"Progressing"}}:
+            .: {{}}
+            f:lastTransitionTime: {{}}
+            f:lastUpdateTime: {{}}
+            f:message: {{}}
+            f:reason: {{}}
+            f:status: {{}}
+            f:type: {{}}
+        f:observedGeneration: {{}}
+        f:readyReplicas: {{}}
+        f:replicas: {{}}
+        f:updatedReplicas: {{}}
+    manager: kube-controller-manager
+    operation: Update
+    subresource: status
+    time: "{t}"
+  name: {app}
+  namespace: {ns}
+  resourceVersion: "{rv}"
+  uid: {uid}
+spec:
+  progressDeadlineSeconds: 600
+  replicas: 2
+  revisionHistoryLimit: 10
+  selector:
+    matchLabels:
+      app: {app}
+  strategy:
+    rollingUpdate:
+      maxSurge: 25%
+      maxUnavailable: 25%
+    type: RollingUpdate
+  template:
+    metadata:
+      creationTimestamp: null
+      labels:
+        app: {app}
+    spec:
+      containers:
+      - image: registry.example.com/{app}:1.4.{i % 9}
+        imagePullPolicy: IfNotPresent
+        name: app
+        ports:
+        - containerPort: 8080
+          name: http
+          protocol: TCP
+        readinessProbe:
+          failureThreshold: 3
+          httpGet:
+            path: /ready
+            port: http
+            scheme: HTTP
+          periodSeconds: 10
+          successThreshold: 1
+          timeoutSeconds: 1
+        resources: {{}}
+        terminationMessagePath: /dev/termination-log
+        terminationMessagePolicy: File
+      dnsPolicy: ClusterFirst
+      restartPolicy: Always
+      schedulerName: default-scheduler
+      securityContext: {{}}
+      terminationGracePeriodSeconds: 30
+status:
+  availableReplicas: 2
+  conditions:
+  - lastTransitionTime: "{t}"
+    lastUpdateTime: "{t}"
+    message: Deployment has minimum availability.
+    reason: MinimumReplicasAvailable
+    status: "True"
+    type: Available
+  - lastTransitionTime: "{t}"
+    lastUpdateTime: "{t}"
+    message: ReplicaSet "{app}-6d5f8c7b9" has successfully progressed.
+    reason: NewReplicaSetAvailable
+    status: "True"
+    type: Progressing
+  observedGeneration: 3
+  readyReplicas: 2
+  replicas: 2
+  updatedReplicas: 2
+""")
+        item(f"""
+apiVersion: v1
+kind: Service
+metadata:
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {{"apiVersion":"v1","kind":"Service","metadata":{{"annotations":{{}},"name":"{app}","namespace":"{ns}"}},"spec":{{"ports":[{{"name":"http","port":80,"targetPort":"http"}}],"selector":{{"app":"{app}"}}}}}}
+  creationTimestamp: "{t}"
+  managedFields:
+  - apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          .: {{}}
+          f:kubectl.kubernetes.io/last-applied-configuration: {{}}
+      f:spec:
+        f:internalTrafficPolicy: {{}}
+        f:ports:
+          .: {{}}
+          k:{{"port":80,"protocol":"TCP"}}:
+            .: {{}}
+            f:name: {{}}
+            f:port: {{}}
+            f:protocol: {{}}
+            f:targetPort: {{}}
+        f:selector: {{}}
+        f:sessionAffinity: {{}}
+        f:type: {{}}
+    manager: kubectl-client-side-apply
+    operation: Update
+    time: "{t}"
+  name: {app}
+  namespace: {ns}
+  resourceVersion: "{rv + 1}"
+  uid: {uid[:-4]}0001
+spec:
+  clusterIP: 10.96.{i // 250 % 256}.{i % 250 + 2}
+  clusterIPs:
+  - 10.96.{i // 250 % 256}.{i % 250 + 2}
+  internalTrafficPolicy: Cluster
+  ipFamilies:
+  - IPv4
+  ipFamilyPolicy: SingleStack
+  ports:
+  - name: http
+    port: 80
+    protocol: TCP
+    targetPort: http
+  selector:
+    app: {app}
+  sessionAffinity: None
+  type: ClusterIP
+status:
+  loadBalancer: {{}}
+""")
+        item(f"""
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  annotations:
+    nginx.ingress.kubernetes.io/proxy-read-timeout: "3600"
+  creationTimestamp: "{t}"
+  generation: 1
+  managedFields:
+  - apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          .: {{}}
+          f:nginx.ingress.kubernetes.io/proxy-read-timeout: {{}}
+      f:spec:
+        f:ingressClassName: {{}}
+        f:rules: {{}}
+    manager: kubectl-client-side-apply
+    operation: Update
+    time: "{t}"
+  - apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:status:
+        f:loadBalancer:
+          f:ingress: {{}}
+    manager: nginx-ingress-controller
+    operation: Update
+    subresource: status
+    time: "{t}"
+  name: {app}
+  namespace: {ns}
+  resourceVersion: "{rv + 2}"
+  uid: {uid[:-4]}0002
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: {app}.example.com
+    http:
+      paths:
+      - backend:
+          service:
+            name: {app}
+            port:
+              name: http
+        path: /
+        pathType: Prefix
+status:
+  loadBalancer:
+    ingress:
+    - ip: 203.0.113.{i % 250 + 1}
+""")
+        item(f"""
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  creationTimestamp: "{t}"
+  managedFields:
+  - apiVersion: autoscaling/v2
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec:
+        f:maxReplicas: {{}}
+        f:metrics: {{}}
+        f:minReplicas: {{}}
+        f:scaleTargetRef: {{}}
+    manager: kubectl-client-side-apply
+    operation: Update
+    time: "{t}"
+  - apiVersion: autoscaling/v2
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:status:
+        f:conditions:
+          .: {{}}
+          k:{{"type":"AbleToScale"}}:
+            .: {{}}
+            f:lastTransitionTime: {{}}
+            f:message: {{}}
+            f:reason: {{}}
+            f:status: {{}}
+            f:type: {{}}
+        f:currentMetrics: {{}}
+        f:currentReplicas: {{}}
+        f:desiredReplicas: {{}}
+    manager: kube-controller-manager
+    operation: Update
+    subresource: status
+    time: "{t}"
+  name: {app}
+  namespace: {ns}
+  resourceVersion: "{rv + 3}"
+  uid: {uid[:-4]}0003
+spec:
+  maxReplicas: 6
+  metrics:
+  - resource:
+      name: cpu
+      target:
+        averageUtilization: 70
+        type: Utilization
+    type: Resource
+  minReplicas: 2
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {app}
+status:
+  conditions:
+  - lastTransitionTime: "{t}"
+    message: recommended size matches current size
+    reason: ReadyForNewScale
+    status: "True"
+    type: AbleToScale
+  currentMetrics:
+  - resource:
+      current:
+        averageUtilization: 12
+        averageValue: 6m
+      name: cpu
+    type: Resource
+  currentReplicas: 2
+  desiredReplicas: 2
+""")
+    out.write('kind: List\nmetadata:\n  resourceVersion: ""\n')
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "small":
@@ -270,6 +662,8 @@ def main():
         haproxy_lines(int(sys.argv[2]))
     elif cmd == "same-labels":
         same_labels(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "kubectl-dump":
+        kubectl_dump(int(sys.argv[2]))
     elif cmd == "same-names":
         same_names(sys.argv[2], int(sys.argv[3]))
     else:
