@@ -1242,8 +1242,16 @@ impl<'t> Builder<'t> {
                 })
             });
         let (nodes, values, value_ends) = if specs.is_empty() {
+            // A document too large for the buffer to be kept for the next one (a dump of a
+            // cluster is one `List`) takes the buffer, shrunk in place, instead of a copy of it
+            // made beside it: 16 MB less at the peak of a 41 MB dump.
+            let nodes: Box<[Node]> = if self.nodes.capacity() > SCRATCH_MAX_NODES {
+                std::mem::take(&mut self.nodes).into_boxed_slice()
+            } else {
+                self.nodes.as_slice().into()
+            };
             (
-                self.nodes.as_slice().into(),
+                nodes,
                 self.values.as_str().into(),
                 self.value_ends.as_slice().into(),
             )

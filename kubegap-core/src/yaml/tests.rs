@@ -884,3 +884,36 @@ fn the_node_limit_counts_the_nodes_dropped() {
     assert_eq!((whole.len(), pruned.len()), (1, 1));
     assert_eq!(pruned[0].nodes.len(), nodes - 2 - 3 * 40);
 }
+
+/// A document larger than the builder keeps its buffer for (a dump of a cluster is one) takes
+/// that buffer instead of a copy; the documents after it, parsed into a new one, are whole.
+#[test]
+fn a_document_too_large_for_the_scratch_leaves_the_next_ones_whole() {
+    let items: String = (0..SCRATCH_MAX_NODES / 2)
+        .map(|i| format!("- {{a: {i}}}\n"))
+        .collect();
+    let small = "kind: Service\nmetadata: {name: \"s\\tt\"}\n";
+    let text = format!("items:\n{items}---\n{small}---\n{small}");
+    let (docs, errors) = parse_stream(FileId(0), text.as_str());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(docs.len(), 3);
+    assert!(docs[0].nodes.len() > SCRATCH_MAX_NODES);
+    assert_eq!(
+        docs[0]
+            .root()
+            .unwrap()
+            .get("items")
+            .unwrap()
+            .items()
+            .count(),
+        SCRATCH_MAX_NODES / 2
+    );
+    let (alone, _) = parse_stream(FileId(0), small);
+    for doc in &docs[1..] {
+        assert_eq!(doc.nodes.len(), alone[0].nodes.len());
+        assert_eq!(
+            doc.root().unwrap().str_at(&["metadata", "name"]),
+            Some("s\tt")
+        );
+    }
+}
