@@ -276,6 +276,25 @@ def kubectl_dump(n):
             out.write(("  " + line) if line else "")
             out.write("\n")
 
+    def manager(name, t, status=False):
+        """The end of a managedFields entry: who wrote it, and when."""
+        sub = "    subresource: status\n" if status else ""
+        return f'    manager: {name}\n    operation: Update\n{sub}    time: "{t}"'
+
+    def identity(app, ns, rv, uid):
+        """The end of an object's metadata."""
+        return f'  name: {app}\n  namespace: {ns}\n  resourceVersion: "{rv}"\n  uid: {uid}'
+
+    def condition_fields(kind, indent, updated=True):
+        """A condition's entry in a managedFields field set."""
+        pad = " " * indent
+        update = f"{pad}  f:lastUpdateTime: {{}}\n" if updated else ""
+        return (
+            f'{pad}k:{{"type":"{kind}"}}:\n{pad}  .: {{}}\n{pad}  f:lastTransitionTime: {{}}\n'
+            f"{update}{pad}  f:message: {{}}\n{pad}  f:reason: {{}}\n{pad}  f:status: {{}}\n"
+            f"{pad}  f:type: {{}}"
+        )
+
     for i in range(n):
         app, ns = f"app{i}", f"team{i % 40}"
         uid = f"{i:08x}-5f1c-4a7e-9d2b-{i * 7919 % 10**12:012d}"
@@ -361,9 +380,7 @@ metadata:
             f:schedulerName: {{}}
             f:securityContext: {{}}
             f:terminationGracePeriodSeconds: {{}}
-    manager: kubectl-client-side-apply
-    operation: Update
-    time: "{t}"
+{manager("kubectl-client-side-apply", t)}
   - apiVersion: apps/v1
     fieldsType: FieldsV1
     fieldsV1:
@@ -374,34 +391,14 @@ metadata:
         f:availableReplicas: {{}}
         f:conditions:
           .: {{}}
-          k:{{"type":"Available"}}:
-            .: {{}}
-            f:lastTransitionTime: {{}}
-            f:lastUpdateTime: {{}}
-            f:message: {{}}
-            f:reason: {{}}
-            f:status: {{}}
-            f:type: {{}}
-          k:{{"type":"Progressing"}}:
-            .: {{}}
-            f:lastTransitionTime: {{}}
-            f:lastUpdateTime: {{}}
-            f:message: {{}}
-            f:reason: {{}}
-            f:status: {{}}
-            f:type: {{}}
+{condition_fields("Available", 10)}
+{condition_fields("Progressing", 10)}
         f:observedGeneration: {{}}
         f:readyReplicas: {{}}
         f:replicas: {{}}
         f:updatedReplicas: {{}}
-    manager: kube-controller-manager
-    operation: Update
-    subresource: status
-    time: "{t}"
-  name: {app}
-  namespace: {ns}
-  resourceVersion: "{rv}"
-  uid: {uid}
+{manager("kube-controller-manager", t, status=True)}
+{identity(app, ns, rv, uid)}
 spec:
   progressDeadlineSeconds: 600
   replicas: 2
@@ -494,13 +491,8 @@ metadata:
         f:selector: {{}}
         f:sessionAffinity: {{}}
         f:type: {{}}
-    manager: kubectl-client-side-apply
-    operation: Update
-    time: "{t}"
-  name: {app}
-  namespace: {ns}
-  resourceVersion: "{rv + 1}"
-  uid: {uid[:-4]}0001
+{manager("kubectl-client-side-apply", t)}
+{identity(app, ns, rv + 1, uid[:-4] + "0001")}
 spec:
   clusterIP: 10.96.{i // 250 % 256}.{i % 250 + 2}
   clusterIPs:
@@ -540,23 +532,15 @@ metadata:
       f:spec:
         f:ingressClassName: {{}}
         f:rules: {{}}
-    manager: kubectl-client-side-apply
-    operation: Update
-    time: "{t}"
+{manager("kubectl-client-side-apply", t)}
   - apiVersion: networking.k8s.io/v1
     fieldsType: FieldsV1
     fieldsV1:
       f:status:
         f:loadBalancer:
           f:ingress: {{}}
-    manager: nginx-ingress-controller
-    operation: Update
-    subresource: status
-    time: "{t}"
-  name: {app}
-  namespace: {ns}
-  resourceVersion: "{rv + 2}"
-  uid: {uid[:-4]}0002
+{manager("nginx-ingress-controller", t, status=True)}
+{identity(app, ns, rv + 2, uid[:-4] + "0002")}
 spec:
   ingressClassName: nginx
   rules:
@@ -589,33 +573,19 @@ metadata:
         f:metrics: {{}}
         f:minReplicas: {{}}
         f:scaleTargetRef: {{}}
-    manager: kubectl-client-side-apply
-    operation: Update
-    time: "{t}"
+{manager("kubectl-client-side-apply", t)}
   - apiVersion: autoscaling/v2
     fieldsType: FieldsV1
     fieldsV1:
       f:status:
         f:conditions:
           .: {{}}
-          k:{{"type":"AbleToScale"}}:
-            .: {{}}
-            f:lastTransitionTime: {{}}
-            f:message: {{}}
-            f:reason: {{}}
-            f:status: {{}}
-            f:type: {{}}
+{condition_fields("AbleToScale", 10, updated=False)}
         f:currentMetrics: {{}}
         f:currentReplicas: {{}}
         f:desiredReplicas: {{}}
-    manager: kube-controller-manager
-    operation: Update
-    subresource: status
-    time: "{t}"
-  name: {app}
-  namespace: {ns}
-  resourceVersion: "{rv + 3}"
-  uid: {uid[:-4]}0003
+{manager("kube-controller-manager", t, status=True)}
+{identity(app, ns, rv + 3, uid[:-4] + "0003")}
 spec:
   maxReplicas: 6
   metrics:
