@@ -13,11 +13,13 @@ fn text(data: &[u8]) -> String {
 
 /// The YAML layer: the event parser and the arena tree as the rules get it, then every
 /// accessor rules use on the documents (through the object graph). A document the rules get
-/// is the whole one, unless it is a definition whose spec was dropped.
+/// is the whole one, unless it is a definition whose spec was dropped. Where the text is a
+/// `List` whose items can be parsed in parts (as a large dump of a cluster is), every item a
+/// part gives the same documents.
 pub fn yaml(data: &[u8]) {
     let text = text(data);
-    let (docs, _) =
-        crate::yaml::parse_stream_without(FileId(0), &text, &crate::k8s::UNREAD_BY_RULES);
+    let unread = &crate::k8s::UNREAD_BY_RULES;
+    let (docs, _) = crate::yaml::parse_stream_without(FileId(0), &text, unread);
     let (whole, _) = crate::yaml::parse_stream(FileId(0), &text);
     assert_eq!(docs.len(), whole.len());
     for (doc, whole) in docs.iter().zip(&whole) {
@@ -26,8 +28,33 @@ pub fn yaml(data: &[u8]) {
             "documents differ for {text:?}"
         );
     }
+    list_in_parts(&text, &whole, &docs, 1);
     let graph = crate::k8s::Graph::build(&docs);
     let _ = graph.object_count();
+}
+
+/// Where `text` is a `List` whose items can be parsed in parts of `part_bytes` (as a large dump
+/// of a cluster is), checks that they give `whole` and, without what the rules do not read,
+/// `pruned` (the documents of [`crate::yaml::parse_stream`] and
+/// [`crate::yaml::parse_stream_without`]). Returns whether the parts were taken.
+pub fn list_in_parts(
+    text: &str,
+    whole: &[crate::yaml::Document],
+    pruned: &[crate::yaml::Document],
+    part_bytes: usize,
+) -> bool {
+    let unread = &crate::k8s::UNREAD_BY_RULES;
+    let mut taken = false;
+    for (unread, want) in [(None, whole), (Some(unread), pruned)] {
+        if let Some((parts, errors)) =
+            crate::yaml::parse_list_in_parts(FileId(0), text, unread, part_bytes)
+        {
+            assert!(errors.is_empty());
+            assert_eq!(parts, want, "parts differ for {text:?}");
+            taken = true;
+        }
+    }
+    taken
 }
 
 /// kubegap's YAML scanner against granit-parser: both must give the same documents (nodes,

@@ -140,7 +140,7 @@ pub(super) fn parse(
     lo: usize,
     hi: usize,
     coverage: &mut Coverage,
-    prune: Option<&'static super::Unread>,
+    prune: Option<super::Prune>,
 ) -> Option<(Vec<Document>, Vec<ParseError>)> {
     let b = text.as_bytes().get(..hi)?;
     if !plain_bytes(b.get(lo..)?) {
