@@ -132,3 +132,37 @@ fn corpus_agrees_with_pyyaml_and_never_panics() {
     let report = lint(inputs, &Settings::default());
     assert!(report.summary.objects > 8000, "{:?}", report.summary);
 }
+
+/// The `List`s of the corpus laid out as kubectl prints them (the grafana dashboards of
+/// kube-prometheus: 1 MB, one item per dashboard, each a JSON block scalar), parsed in parts
+/// of every size, give the documents of the whole parse.
+#[test]
+fn corpus_lists_parsed_in_parts_are_parsed_whole() {
+    if !support::present(
+        &corpus().join("k8s"),
+        "corpus_lists_parsed_in_parts_are_parsed_whole",
+    ) {
+        return;
+    }
+    // Whether each is read in parts: the last ends with a `---`, another (empty) document.
+    let lists = [
+        ("k8s/prometheus-operator__kube-prometheus/manifests/grafana-dashboardDefinitions.yaml", true),
+        ("k8s/prometheus-operator__kube-prometheus/manifests/prometheus-roleSpecificNamespaces.yaml", true),
+        ("k8s/linkerd__linkerd2/cli/cmd/testdata/inject_emojivoto_list.golden.yml", false),
+    ];
+    for (name, in_parts) in lists {
+        let path = corpus().join(name);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let unread = &kubegap_core::k8s::UNREAD_BY_RULES;
+        let (whole, _) = kubegap_core::yaml::parse_stream(kubegap_core::FileId(0), &text);
+        let (pruned, _) =
+            kubegap_core::yaml::parse_stream_without(kubegap_core::FileId(0), &text, unread);
+        for part in [1, 4096, 64 << 10, 1 << 20] {
+            assert_eq!(
+                kubegap_core::fuzz::list_in_parts(&text, &whole, &pruned, part),
+                in_parts,
+                "{name} in parts of {part} bytes"
+            );
+        }
+    }
+}
