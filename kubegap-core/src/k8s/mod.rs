@@ -567,6 +567,10 @@ impl Objects {
     }
 }
 
+/// The fewest items of a `List` read by one task: most lists are a few objects, read where
+/// they are.
+const LIST_ITEMS_PER_TASK: usize = 256;
+
 fn objects_of(doc_index: usize, doc: &Document, places: &scope::Places) -> Objects {
     let Some(root) = doc.root() else {
         return Objects::default();
@@ -580,12 +584,16 @@ fn objects_of(doc_index: usize, doc: &Document, places: &scope::Places) -> Objec
     let place = places.place(doc.file);
     let items = root.get("items");
     if kind.ends_with("List") && items.is_some() {
+        // A dump of a cluster (`kubectl get -o yaml`) is one `List` of every object: its items
+        // are read in parallel, in order (16,000 objects took 30 ms on one thread while the
+        // other waited).
+        let items: Vec<NodeRef<'_>> = items.into_iter().flat_map(|i| i.items()).collect();
         Objects {
             one: None,
             list: items
-                .into_iter()
-                .flat_map(|i| i.items())
-                .filter_map(|item| Graph::extract(doc_index, item, place.clone()))
+                .par_iter()
+                .with_min_len(LIST_ITEMS_PER_TASK)
+                .filter_map(|item| Graph::extract(doc_index, *item, place.clone()))
                 .collect(),
         }
     } else {

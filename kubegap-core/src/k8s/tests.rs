@@ -88,6 +88,36 @@ fn list_items_are_objects() {
     assert_eq!(g.objects[0].namespace, "default");
 }
 
+/// A dump's items are read in parallel (in parts of [`LIST_ITEMS_PER_TASK`]) and numbered in
+/// the order they are written, the items that are not objects skipped.
+#[test]
+fn a_long_list_keeps_its_items_in_order() {
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..4 * LIST_ITEMS_PER_TASK + 7 {
+        if i % 100 == 50 {
+            text.push_str("- {not: an object}\n");
+        }
+        let kind = if i % 3 == 0 { "Service" } else { "ConfigMap" };
+        text.push_str(&format!(
+            "- {{apiVersion: v1, kind: {kind}, metadata: {{name: o{i}}}}}\n"
+        ));
+    }
+    let (_docs, g) = graph(&text);
+    let names: Vec<String> = g.objects.iter().map(|o| o.name.to_string()).collect();
+    let want: Vec<String> = (0..4 * LIST_ITEMS_PER_TASK + 7)
+        .map(|i| format!("o{i}"))
+        .collect();
+    assert_eq!(names, want);
+    let services: Vec<&str> = g
+        .services
+        .iter()
+        .map(|s| g.objects[s.obj].name.as_str())
+        .collect();
+    assert_eq!(services.len(), (4 * LIST_ITEMS_PER_TASK + 7).div_ceil(3));
+    assert!(services.windows(2).all(|w| w[0] != w[1]));
+    assert_eq!(services[..3], ["o0", "o3", "o6"]);
+}
+
 #[test]
 fn documents_without_kind_are_skipped() {
     let (_docs, g) = graph("foo: bar\n---\n- 1\n---\n");
