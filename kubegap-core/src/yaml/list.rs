@@ -13,8 +13,10 @@
 //! exactly one document holding one sequence, an alias (its anchor may be in another part),
 //! a tag or duplicate key (their ids would move), a comment, tab, directive or marker at
 //! column 0 among the items, a key repeated between the text above the items and below them,
-//! a `# Source:` origin anywhere but above the root, a definition's `apiVersion` when its spec
-//! is to be dropped (that is decided per document), a text too large for the node limit.
+//! a definition's `apiVersion` when its spec is to be dropped (that is decided per document),
+//! a text that could hold more nodes than a document may. (A `# Source:` origin can only be
+//! above the root, in the text above the items: a part starts at its dash, the text below
+//! them at its first key.)
 
 use std::sync::Arc;
 
