@@ -298,7 +298,8 @@ EOF
   N=${THREAD_ROUNDS:-8} python3 scripts/threads.py "$bin" \
     "k8s+helm corpus=$k8s" \
     "whole corpus=$k8s $corpus/haproxy $corpus/nginx" \
-    "51 MB helm stream (8x)=- < $in/stream-8x.yaml"
+    "51 MB helm stream (8x)=- < $in/stream-8x.yaml" \
+    "41 MB kubectl get -o yaml=$in/kubectl-4000.yaml"
 } | tee -a "$out/report.txt"
 
 # Where a one-thread run's time and memory go, phase by phase (scripts/phases.py: the table
