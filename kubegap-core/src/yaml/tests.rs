@@ -300,7 +300,9 @@ fn duplicates_in_large_and_small_mappings() {
     for i in 0..20 {
         text.push_str(&format!("  k{i}: {i}\n"));
     }
-    text.push_str("  <<: *b\n  k3: again\n  'k4': quoted\nsmall: {a: 1, b: 2, a: 3}\n");
+    text.push_str(
+        "  <<: *b\n  k3: again\n  'k4': quoted\nsmall: {a: 1, b: 2, a: 3, c: 4, \"a\": 5}\n",
+    );
     let (docs, errors) = parse_str(&text);
     assert!(errors.is_empty(), "{errors:?}");
     let doc = &docs[0];
@@ -321,7 +323,9 @@ fn duplicates_in_large_and_small_mappings() {
         vec![
             ("k3", at("k3:"), at("k3: again")),
             ("k4", at("k4:"), at("'k4'")),
+            // A third `a` repeats the first, not the second.
             ("a", at("a: 1"), at("a: 3")),
+            ("a", at("a: 1"), at("\"a\": 5")),
         ]
     );
 }
