@@ -43,24 +43,20 @@ pub(super) fn parse(
     if bytes.len().saturating_mul(2) >= super::max_nodes() {
         return None;
     }
+    let first = first_item(bytes)?;
     // Whether a definition is among the items is known only at the document's end: such a
-    // list is parsed whole.
+    // list is parsed whole. (Looked for once the text is known to be a list: a large document
+    // of another kind is not scanned for it.)
     if let Some(unread) = unread {
         if memchr::memmem::find(bytes, unread.api_prefix.as_bytes()).is_some() {
             return None;
         }
     }
-    let first = first_item(bytes)?;
     // Where the items end: the first line at column 0 after them that is not an item, found
     // in parallel over the parts they would be cut into (a scan of every line, 11 ms for a 41
     // MB dump on one thread).
     let mut cuts = part_starts(bytes, first, part_bytes.max(1));
-    let segments: Vec<(usize, usize)> = cuts
-        .iter()
-        .zip(cuts.iter().skip(1).chain(std::iter::once(&bytes.len())))
-        .map(|(a, b)| (*a, *b))
-        .collect();
-    let end = segments
+    let end = super::between(&cuts, bytes.len())
         .par_iter()
         .map(|&(lo, hi)| not_an_item(bytes, lo, hi))
         .collect::<Vec<Option<usize>>>()
@@ -82,9 +78,9 @@ pub(super) fn parse(
     });
     let mut ranges = vec![(0, first, whole)];
     ranges.extend(
-        cuts.iter()
-            .zip(cuts.iter().skip(1).chain(std::iter::once(&end)))
-            .map(|(a, b)| (*a, *b, in_items)),
+        super::between(&cuts, end)
+            .into_iter()
+            .map(|(a, b)| (a, b, in_items)),
     );
     ranges.push((end, bytes.len(), whole));
     let docs: Vec<Document> = ranges

@@ -1546,11 +1546,7 @@ fn stream(
         }
         return parse_range(file, &text, 0, text.len(), prune);
     }
-    let ranges: Vec<(usize, usize)> = cuts
-        .iter()
-        .zip(cuts.iter().skip(1).chain(std::iter::once(&text.len())))
-        .map(|(a, b)| (*a, *b))
-        .collect();
+    let ranges = between(&cuts, text.len());
     let parts: Vec<(Vec<Document>, Vec<ParseError>)> = ranges
         .par_iter()
         .map(|(start, end)| parse_range(file, &text, *start, *end, prune))
@@ -1582,6 +1578,15 @@ pub(crate) fn parse_list_in_parts(
     part_bytes: usize,
 ) -> Option<(Vec<Document>, Vec<ParseError>)> {
     list::parse(file, &text.into_shared(), unread, part_bytes)
+}
+
+/// The ranges from each of `starts` (ascending) to the next, the last to `end`.
+fn between(starts: &[usize], end: usize) -> Vec<(usize, usize)> {
+    starts
+        .iter()
+        .zip(starts.iter().skip(1).chain(std::iter::once(&end)))
+        .map(|(a, b)| (*a, *b))
+        .collect()
 }
 
 /// Byte offsets where chunks start: 0, then the start of a `---` line (or of the comment lines

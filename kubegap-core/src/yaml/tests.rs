@@ -159,11 +159,7 @@ fn parallel_chunks_equal_sequential_parse() {
     let (seq_docs, seq_errors) = parse(FileId(0), &text);
     let cuts = chunk_starts(&text, 512);
     assert!(cuts.len() > 10, "{}", cuts.len());
-    let ranges: Vec<(usize, usize)> = cuts
-        .iter()
-        .zip(cuts.iter().skip(1).chain(std::iter::once(&text.len())))
-        .map(|(a, b)| (*a, *b))
-        .collect();
+    let ranges = between(&cuts, text.len());
     let mut par_docs = Vec::new();
     let mut par_errors = Vec::new();
     let shared: Arc<String> = Arc::new(text.clone());
