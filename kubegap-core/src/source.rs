@@ -98,6 +98,10 @@ pub struct SourceFile {
     line_samples: Box<[u32]>,
     /// Number of lines of `text`.
     lines: usize,
+    /// Whether `text` has no `\r`, so that every line end is a `\n` (nearly every file): the
+    /// lines between two samples are then counted a vector at a time instead of searched one
+    /// by one.
+    lf_only: bool,
     /// Runs of whole lines cut out of the text once it was parsed, because only what no rule
     /// reads was written there (the inside of a CustomResourceDefinition's `spec`, see
     /// [`crate::yaml::cut_unread`]); in text order. Offsets are those of the text as kept;
@@ -151,11 +155,45 @@ fn newlines(piece: &[u8]) -> u8 {
         .fold(0u8, |n, b| n.wrapping_add(u8::from(*b == b'\n')))
 }
 
+/// The `\n`s of `bytes`, counted 64 bytes at a time.
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(64)
+        .map(|piece| usize::from(newlines(piece)))
+        .sum()
+}
+
+/// Where the `n`-th `\n` of `bytes` ends (from 1), for a text whose line ends are all `\n`:
+/// whole 64-byte pieces are counted, and only the piece holding it is read byte by byte (a
+/// search per line costs more on lines of a few dozen bytes).
+fn nth_newline_end(bytes: &[u8], n: usize) -> Option<usize> {
+    let mut need = n;
+    let mut at = 0;
+    for piece in bytes.chunks(64) {
+        let count = usize::from(newlines(piece));
+        if count < need {
+            need -= count;
+            at += piece.len();
+            continue;
+        }
+        for (i, b) in piece.iter().enumerate() {
+            if *b == b'\n' {
+                need -= 1;
+                if need == 0 {
+                    return Some(at + i + 1);
+                }
+            }
+        }
+    }
+    None
+}
+
 /// The start of every [`LINE_STRIDE`]-th line, and the number of lines. The `j`-th line end
 /// (from 1) starts line `j`, kept when `j` is a multiple of the stride. Large texts are cut
 /// into blocks: their line ends are counted in parallel, then each block keeps its samples
-/// knowing how many line ends came before it; the result is that of one pass.
-fn sample_lines(bytes: &[u8]) -> (Box<[u32]>, usize) {
+/// knowing how many line ends came before it; the result is that of one pass. Also whether the
+/// text has no `\r`.
+fn sample_lines(bytes: &[u8]) -> (Box<[u32]>, usize, bool) {
     use rayon::prelude::*;
     // Samples of the line ends of `bytes[lo..hi]`, `before` line ends coming before it; and
     // how many line ends it has.
@@ -168,7 +206,8 @@ fn sample_lines(bytes: &[u8]) -> (Box<[u32]>, usize) {
     let sample = |lo: usize, hi: usize, before: usize| {
         let mut samples = Vec::new();
         let mut n = before;
-        if memchr::memchr(b'\r', &bytes[lo..hi]).is_none() {
+        let lf_only = memchr::memchr(b'\r', &bytes[lo..hi]).is_none();
+        if lf_only {
             // Without a `\r` (nearly every file) a line end is a `\n`. Lines are short (a
             // search per line costs more than counting): the `\n`s of 64 bytes at a time are
             // counted, and only a piece where a sample falls is read byte by byte (one in
@@ -194,25 +233,22 @@ fn sample_lines(bytes: &[u8]) -> (Box<[u32]>, usize) {
                 keep(&mut samples, n, start);
             }
         }
-        (samples, n - before)
+        (samples, n - before, lf_only)
     };
     // How many line ends `bytes[lo..hi]` has: counted a vector at a time without a `\r`.
     let count = |lo: usize, hi: usize| {
         let block = &bytes[lo..hi];
         if memchr::memchr(b'\r', block).is_none() {
-            block
-                .chunks(64)
-                .map(|piece| usize::from(newlines(piece)))
-                .sum()
+            count_newlines(block)
         } else {
             line_ends_in(bytes, lo, hi).count()
         }
     };
     let mut samples = vec![0u32];
     if bytes.len() <= LINE_BLOCK {
-        let (more, ends) = sample(0, bytes.len(), 0);
+        let (more, ends, lf_only) = sample(0, bytes.len(), 0);
         samples.extend(more);
-        return (samples.into_boxed_slice(), ends + 1);
+        return (samples.into_boxed_slice(), ends + 1, lf_only);
     }
     let blocks: Vec<(usize, usize)> = (0..bytes.len().div_ceil(LINE_BLOCK))
         .map(|k| (k * LINE_BLOCK, ((k + 1) * LINE_BLOCK).min(bytes.len())))
@@ -224,14 +260,15 @@ fn sample_lines(bytes: &[u8]) -> (Box<[u32]>, usize) {
         before.push(ends);
         ends += c;
     }
-    let sampled: Vec<Vec<u32>> = blocks
+    let sampled: Vec<(Vec<u32>, usize, bool)> = blocks
         .par_iter()
         .zip(before)
-        .map(|(&(lo, hi), b)| sample(lo, hi, b).0)
+        .map(|(&(lo, hi), b)| sample(lo, hi, b))
         .collect();
+    let lf_only = sampled.iter().all(|(_, _, lf_only)| *lf_only);
     samples.reserve_exact(ends / LINE_STRIDE);
-    samples.extend(sampled.into_iter().flatten());
-    (samples.into_boxed_slice(), ends + 1)
+    samples.extend(sampled.into_iter().flat_map(|(more, _, _)| more));
+    (samples.into_boxed_slice(), ends + 1, lf_only)
 }
 
 impl SourceFile {
@@ -242,7 +279,7 @@ impl SourceFile {
         text: String,
         kind: FileKind,
     ) -> SourceFile {
-        let (line_samples, lines) = sample_lines(text.as_bytes());
+        let (line_samples, lines, lf_only) = sample_lines(text.as_bytes());
         // A stream read to its end has up to twice its size in capacity (kept for the whole
         // run): give back what it does not use (in place for a large one).
         let mut text = text;
@@ -257,6 +294,7 @@ impl SourceFile {
             // Kept for the whole run: no spare capacity.
             line_samples,
             lines,
+            lf_only,
             holes: Box::default(),
         }
     }
@@ -264,10 +302,11 @@ impl SourceFile {
     /// Gives this file `text` instead of its text: the same text with the lines `holes` says
     /// were cut out (their `line` is set here). Line numbers stay those of the file as written.
     pub fn set_holes(&mut self, text: Arc<String>, mut holes: Vec<Hole>) {
-        let (line_samples, lines) = sample_lines(text.as_bytes());
+        let (line_samples, lines, lf_only) = sample_lines(text.as_bytes());
         self.text = text;
         self.line_samples = line_samples;
         self.lines = lines;
+        self.lf_only = lf_only;
         self.holes = Box::default();
         let mut before = 0u32;
         for hole in &mut holes {
@@ -338,7 +377,11 @@ impl SourceFile {
             return Some(sample);
         }
         let bytes = self.text.as_bytes().get(sample as usize..)?;
-        let start = line_ends(bytes).nth(skip - 1)?;
+        let start = if self.lf_only {
+            nth_newline_end(bytes, skip)?
+        } else {
+            line_ends(bytes).nth(skip - 1)?
+        };
         u32::try_from(sample as usize + start).ok()
     }
 
@@ -358,7 +401,13 @@ impl SourceFile {
             .text
             .as_bytes()
             .get(start..)
-            .and_then(|rest| line_ends(rest).next())
+            .and_then(|rest| {
+                if self.lf_only {
+                    memchr::memchr(b'\n', rest).map(|i| i + 1)
+                } else {
+                    line_ends(rest).next()
+                }
+            })
             .map_or(len, |e| start + e);
         start..end
     }
@@ -378,10 +427,12 @@ impl SourceFile {
         let to = (offset as usize).min(self.text.len());
         // Line breaks before `offset`: a CR right before `offset` whose LF is at `offset` is
         // not a break yet, exactly as with a full list of line starts.
-        let breaks = if from <= to {
-            line_ends_in(self.text.as_bytes(), from, to).count()
-        } else {
+        let breaks = if from > to {
             0
+        } else if self.lf_only {
+            count_newlines(&self.text.as_bytes()[from..to])
+        } else {
+            line_ends_in(self.text.as_bytes(), from, to).count()
         };
         (j * LINE_STRIDE + breaks).min(self.lines - 1)
     }
@@ -609,19 +660,20 @@ mod tests {
 
     #[test]
     fn large_texts_with_and_without_carriage_returns_have_the_lines_of_a_full_index() {
-        // Blocks with only `\n` (counted 64 bytes at a time) beside a block with `\r`: lines
-        // of every length around a piece (empty, 63, 64, 65 bytes, longer than a piece), and
-        // a sample at each position in a piece.
+        // Blocks with only `\n` (counted 64 bytes at a time) beside a block with `\r` (CRLF
+        // and lone CRs, which only that block's `\r` tells to search line ends one by one in the
+        // whole text): lines of every length around a piece (empty, 63, 64, 65 bytes, longer
+        // than a piece), and a sample at each position in a piece.
         for cr_block in [None, Some(1)] {
             let mut text = String::new();
             let mut i = 0;
             while text.len() < 3 * LINE_BLOCK + 100 {
                 let in_cr_block = cr_block == Some(text.len() / LINE_BLOCK);
                 text.push_str(&"y".repeat([0, 3, 63, 64, 65, 200, 17, 1][i % 8]));
-                text.push_str(if in_cr_block && i % 5 == 0 {
-                    "\r\n"
-                } else {
-                    "\n"
+                text.push_str(match (in_cr_block, i % 5) {
+                    (true, 0) => "\r\n",
+                    (true, 2) => "\r",
+                    _ => "\n",
                 });
                 i += 1;
             }
