@@ -187,3 +187,47 @@ pub fn escape_controls_except<'a>(text: &'a str, keep: &[char]) -> std::borrow::
     }
     std::borrow::Cow::Owned(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::escape_controls;
+
+    /// Every character the escape is about, and its neighbours that share a lead byte
+    /// (`€` and `—` start with 0xe2, `\u{a0}` with 0xc2), alone and anywhere in a longer text:
+    /// each control is escaped, everything else is kept, and text without one is borrowed.
+    #[test]
+    fn every_control_is_escaped_and_nothing_else() {
+        let controls = (0..0x20u32)
+            .chain([0x7f])
+            .chain(0x80..0xa0)
+            .chain(0x202a..=0x202e)
+            .chain(0x2066..=0x2069)
+            .filter_map(char::from_u32);
+        for c in controls {
+            // Alone, and at each place of a 64-byte block and its remainder.
+            let placed = [0, 1, 63, 64, 127, 130].map(|at| {
+                let mut text = "xé".repeat(45);
+                text.insert(at, c);
+                text
+            });
+            for text in std::iter::once(c.to_string()).chain(placed) {
+                for one_line in [false, true] {
+                    let kept = !one_line && (c == '\n' || c == '\t');
+                    let shown = escape_controls(&text, one_line);
+                    assert_eq!(shown.contains(c), kept, "{:x} in {text:?}", c as u32);
+                    if !kept {
+                        assert!(shown.contains('\\'), "{:x}", c as u32);
+                    }
+                }
+            }
+        }
+        for text in ["€ — \u{a0}é\u{2029}\u{2065}\u{206a}\u{2029}", "plain", ""] {
+            for one_line in [false, true] {
+                assert!(
+                    matches!(escape_controls(text, one_line), std::borrow::Cow::Borrowed(t) if t == text),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+}
