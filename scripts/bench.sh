@@ -183,6 +183,10 @@ solo "kubegap rules" "$bin rules" 5
 solo "k8s+helm corpus, --format sarif" "$bin lint --format sarif $k8s"
 solo "k8s+helm corpus, --format junit" "$bin lint --format junit $k8s"
 solo "helm stream 8x, --format sarif" "$bin lint --format sarif $in/stream-8x.yaml"
+# The default format, what a terminal or a CI log shows (miette's report at 100 columns).
+solo "k8s+helm corpus, --format human" "$bin lint --format human $k8s"
+solo "helm stream 8x, --format human" "$bin lint --format human $in/stream-8x.yaml"
+solo "haproxy.cfg 300k lines, --format human" "$bin lint --format human $in/haproxy-300k.cfg"
 "$bin" lint --write-baseline "$out/stream-8x.baseline.json" "$in/stream-8x.yaml" > /dev/null 2>&1 || true
 solo "helm stream 8x, --baseline of itself" "$lint --baseline $out/stream-8x.baseline.json $in/stream-8x.yaml"
 solo "kubegap diff: helm stream 8x and a one-line change" "$bin diff --format json $in/stream-8x.yaml $in/stream-8x-changed.yaml"
