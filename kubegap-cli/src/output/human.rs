@@ -180,11 +180,13 @@ const MAX_LABEL_LINES: usize = 4;
 /// bytes added by escaping up to and including it).
 type Escaped = (SourceFile, Vec<(u32, u32)>);
 
-/// Whether `bytes` may hold a control character other than tab and line feed: a byte below
-/// 0x20 (CR included), 0x7f, or 0xc2 (the lead byte of C1 controls). Branch-free over 64-byte
+/// Whether `bytes` may hold a character shown escaped ([`super::is_escaped`]) other than tab
+/// and line feed: a byte below 0x20 (CR included), 0x7f, 0xc2 (the lead byte of C1 controls) or
+/// 0xe2 (that of the bidi controls, and of `’`, `—` or `…` too). Branch-free over 64-byte
 /// blocks, which the compiler vectorises (an early-exit loop is not).
 fn may_hold_controls(bytes: &[u8]) -> bool {
-    let suspect = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7f) | (b == 0xc2);
+    let suspect =
+        |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2);
     let mut blocks = bytes.chunks_exact(64);
     for block in blocks.by_ref() {
         if block.iter().fold(false, |any, &b| any | suspect(b)) {
@@ -194,8 +196,9 @@ fn may_hold_controls(bytes: &[u8]) -> bool {
     blocks.remainder().iter().any(|&b| suspect(b))
 }
 
-/// The files as they are shown: a file whose text holds control characters is shown from a
-/// copy where each is escaped (`\u{1b}`), with the offsets of spans shifted to match.
+/// The files as they are shown: a file whose text holds control characters (or bidi controls)
+/// is shown from a copy where each is escaped (`\u{1b}`), with the offsets of spans shifted to
+/// match.
 pub struct Shown<'a> {
     report: &'a Report,
     /// Per file id: the escaped copy and, sorted by original offset, (offset of a control
@@ -210,7 +213,7 @@ impl<'a> Shown<'a> {
         let files: Vec<&SourceFile> = report.files.iter().map(|(_, file)| file).collect();
         // Every file in parallel; most hold no control character, which a byte scan tells
         // (every control character but tab and line feed has a byte below 0x20, 0x7f, or,
-        // for C1, a 0xc2 lead byte).
+        // for C1, a 0xc2 lead byte; the bidi controls have a 0xe2 lead byte).
         let escaped = files
             .par_iter()
             .map(|file| {
@@ -220,7 +223,7 @@ impl<'a> Shown<'a> {
                 }
                 // CR of a CRLF line end is a line end, not something to show.
                 let raw = |i: usize, c: char| {
-                    c.is_control()
+                    super::is_escaped(c)
                         && c != '\n'
                         && c != '\t'
                         && !(c == '\r' && text.as_bytes().get(i + 1) == Some(&b'\n'))
@@ -695,6 +698,8 @@ mod tests {
         assert!(!may_hold_controls(plain.as_bytes()));
         let controls = (0u32..0x20)
             .chain(0x7f..0xa0)
+            .chain(0x202a..=0x202e)
+            .chain(0x2066..=0x2069)
             .filter_map(char::from_u32)
             .filter(|c| *c != '\n' && *c != '\t');
         for c in controls {
@@ -716,6 +721,20 @@ mod tests {
         let text = render_at(&report, false, 100);
         assert!(text.lines().count() < 30, "{text}");
         insta::assert_snapshot!("long_label", text);
+    }
+
+    /// Bidi controls in the source ("Trojan Source": they reorder what a terminal shows around
+    /// them) are shown escaped in the snippet, as they are in the message, and the label
+    /// underlines the whole name as shown.
+    #[test]
+    fn bidi_controls_in_the_source_are_escaped() {
+        let report = long_label_report("we\u{202e}b\u{2066}x");
+        let text = render_at(&report, false, 100);
+        assert!(
+            !text.contains('\u{202e}') && !text.contains('\u{2066}'),
+            "{text}"
+        );
+        insta::assert_snapshot!("bidi_escaped", text);
     }
 
     #[test]

@@ -163,12 +163,16 @@ pub fn escape_controls(text: &str, one_line: bool) -> std::borrow::Cow<'_, str> 
     }
 }
 
+/// Whether a character is shown escaped: a control character (C0, DEL, C1) or a bidi control
+/// (embeddings, overrides and isolates, which would reorder the text around them on a
+/// terminal: "Trojan Source", CVE-2021-42574).
+pub fn is_escaped(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// [`escape_controls`], keeping the control characters in `keep`.
 pub fn escape_controls_except<'a>(text: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
-    let needs = |c: char| {
-        (c.is_control() && !keep.contains(&c))
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
+    let needs = |c: char| is_escaped(c) && !keep.contains(&c);
     if !text.chars().any(needs) {
         return std::borrow::Cow::Borrowed(text);
     }
