@@ -18,12 +18,28 @@ fn service() -> String {
     .unwrap()
 }
 
-/// A scratch directory outside any git work tree (the system temp directory).
-fn scratch(name: &str) -> PathBuf {
+/// A scratch directory outside any git work tree (the system temp directory), removed when
+/// the test ends (each CI run left 23 of them behind before).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("kubegap-rel-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) {
@@ -653,7 +669,7 @@ fn thread_pool_failure_falls_back_to_one_thread() {
     // Readable by the unprivileged user.
     let _ = Command::new("chmod")
         .args(["-R", "a+rX"])
-        .arg(&dir)
+        .arg(&*dir)
         .status();
     let expected = run(
         &dir,

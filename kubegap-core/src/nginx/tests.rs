@@ -35,12 +35,28 @@ fn find(cfg: &NginxConfig, name: &str) -> DirectiveId {
         .unwrap()
 }
 
-/// A scratch directory for include tests, removed and recreated.
-fn scratch(name: &str) -> PathBuf {
+/// A scratch directory for include tests, removed and recreated, and removed again when the
+/// test ends.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("kubegap-nginx-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -436,7 +452,7 @@ fn absolute_includes_need_the_prefix() {
     assert!(configs[0].servers().is_empty());
     // With the prefix: `/etc/nginx/conf.d/*.conf` is found as `<prefix>/conf.d/*.conf`.
     let settings = Settings {
-        nginx_prefix: Some(dir.clone()),
+        nginx_prefix: Some(dir.to_path_buf()),
         ..Settings::default()
     };
     let (_, configs, errors) = load_paths(&[main], &settings);
@@ -477,7 +493,7 @@ fn fragments_look_for_relative_includes_in_ancestors() {
     );
     // The parent directories searched are inside the lint root (`dir`, as `kubegap lint dir`).
     let mut settings = Settings::default();
-    settings.reads.roots.push(dir.clone());
+    settings.reads.roots.push(dir.to_path_buf());
     let (_, configs, errors) = load_paths(std::slice::from_ref(&site), &settings);
     assert!(errors.is_empty(), "{errors:?}");
     let cfg = &configs[0];
