@@ -825,6 +825,10 @@ struct Builder<'t> {
     /// limit counts them, so that a document is too large exactly when it would be without
     /// dropping them.
     closed_dropped_nodes: usize,
+    /// The collection closed last and the end it was closed at (before trimming), so that
+    /// the collections closing at the same place around it take its trimmed end instead of
+    /// trimming the same blanks again ([`Builder::close`]).
+    last_closed: (NodeId, usize),
 }
 
 /// The parts of objects that a caller never reads, left out of their documents by
@@ -856,6 +860,9 @@ struct Prune {
     /// and the items of the root's `items` otherwise).
     items: bool,
 }
+
+/// [`Builder::last_closed`] when no collection has closed in the open document.
+const NO_CLOSE: (NodeId, usize) = (NodeId::MAX, usize::MAX);
 
 /// Maps with more keys than this find duplicates through a hash map, smaller ones by comparing
 /// every pair (no allocation; most manifest mappings have a handful of keys).
@@ -917,6 +924,7 @@ impl<'t> Builder<'t> {
             tags: Vec::new(),
             prune,
             closed_dropped_nodes: 0,
+            last_closed: NO_CLOSE,
         }
     }
 
@@ -944,6 +952,7 @@ impl<'t> Builder<'t> {
         self.duplicates.clear();
         self.tags.clear();
         self.closed_dropped_nodes = 0;
+        self.last_closed = NO_CLOSE;
     }
 
     fn push(&mut self, node: Node, anchor: usize, tag: Option<String>) -> NodeId {
@@ -981,11 +990,16 @@ impl<'t> Builder<'t> {
         // The value is the source slice (minus quotes) unless escapes, folding or a block
         // scalar's indentation made it differ: only then is it stored.
         let q = kind.quote_len();
+        // Most values are the source slice itself (the scanner borrows it): same place, same
+        // length, no comparison of their bytes.
         let in_source = !matches!(kind, Kind::Literal | Kind::Folded)
             && self
                 .text
                 .get(start as usize + q..(end as usize).saturating_sub(q))
-                == Some(value);
+                .is_some_and(|s| {
+                    (std::ptr::eq(s.as_ptr(), value.as_ptr()) && s.len() == value.len())
+                        || s == value
+                });
         let a = if in_source {
             NONE_ARG
         } else {
@@ -1025,12 +1039,20 @@ impl<'t> Builder<'t> {
         // Block collections end where the next token starts; trim trailing blanks.
         let start = self.nodes[id].start as usize;
         let mut end = (end as usize).max(start);
+        let closed_at = end;
         let bytes = self.text.as_bytes();
+        let last = self.pending[frame.base..].last().copied();
         // Never end before the last child (a block scalar may hold lines that look like comments).
-        let floor = self.pending[frame.base..]
-            .last()
-            .map_or(start, |c| self.nodes[*c as usize].end as usize)
+        let floor = last
+            .map_or(start, |c| self.nodes[c as usize].end as usize)
             .max(start);
+        // A last child that is a collection closed at the same place was trimmed from there
+        // down to what this one would trim to (its end is this one's floor, and the blanks and
+        // comment lines it trimmed are above that floor): deep schemas close a dozen
+        // collections at once, each of which trimmed the same indentation again.
+        if last.is_some_and(|c| self.last_closed == (c, end)) {
+            end = floor;
+        }
         loop {
             while end > floor && end <= bytes.len() && bytes[end - 1].is_ascii_whitespace() {
                 end -= 1;
@@ -1056,6 +1078,7 @@ impl<'t> Builder<'t> {
             }
         }
         self.nodes[id].end = u32::try_from(end).unwrap_or(u32::MAX);
+        self.last_closed = (frame.node, closed_at);
         if is_map {
             self.find_duplicates(frame.base);
         }
@@ -1192,14 +1215,17 @@ impl<'t> Builder<'t> {
             (kind != Kind::Plain || s != "<<").then_some(s)
         };
         let keys = || entries.iter().step_by(2);
-        if entries.len() / 2 <= SMALL_MAP {
+        if entries.len() <= 2 * SMALL_MAP {
+            // Each key's text found once, not again for every key after it.
+            let mut texts: [Option<&str>; SMALL_MAP] = [None; SMALL_MAP];
             for (i, k) in keys().enumerate() {
                 let Some(s) = key_text(*k) else {
                     continue;
                 };
-                if let Some(first) = keys().take(i).find(|f| key_text(**f) == Some(s)) {
-                    duplicates.push((*first, *k));
+                if let Some(first) = texts[..i].iter().position(|t| *t == Some(s)) {
+                    duplicates.push((entries[2 * first], *k));
                 }
+                texts[i] = Some(s);
             }
         } else {
             let mut seen: HashMap<&str, NodeId> = HashMap::with_capacity(entries.len() / 2);

@@ -57,6 +57,24 @@ fn tab_after_colon_is_valid() {
 }
 
 #[test]
+fn collections_closing_together_or_apart_end_at_their_own_last_token() {
+    // Three block collections close at `after`, each trimmed to the end of `x` (the comment
+    // lines between belong to what follows); a flow mapping closes after the sequence it
+    // ends with, and ends at its own `}`.
+    let text = "outer: {a: [1, 2]   }\nblock:\n  inner:\n    - x\n    # c1\n  # c2\nafter: 1\n";
+    let (docs, errors) = parse_str(text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let root = docs[0].root().unwrap();
+    let outer = root.get("outer").unwrap();
+    assert_eq!(slice(text, outer.span()), "{a: [1, 2]   }");
+    assert_eq!(slice(text, outer.get("a").unwrap().span()), "[1, 2]");
+    let block = root.get("block").unwrap();
+    assert_eq!(slice(text, block.span()), "inner:\n    - x");
+    assert_eq!(slice(text, block.get("inner").unwrap().span()), "- x");
+    assert_eq!(slice(text, root.span()), &text[..text.len() - 1]);
+}
+
+#[test]
 fn duplicates_are_recorded_with_both_positions() {
     let text = "a: 1\nb: 2\na: 3\n";
     let (docs, _) = parse_str(text);
@@ -299,6 +317,13 @@ fn duplicates_in_large_and_small_mappings() {
     text.push_str(
         "  <<: *b\n  k3: again\n  'k4': quoted\nsmall: {a: 1, b: 2, a: 3, c: 4, \"a\": 5}\n",
     );
+    // The largest small mapping (16 keys), its last key a repeat; and keys that are not
+    // scalars, or merge keys, between repeats.
+    text.push_str("sixteen:\n");
+    for i in 0..15 {
+        text.push_str(&format!("  m{i}: {i}\n"));
+    }
+    text.push_str("  m14: last\nmixed: {[x]: 1, o: 2, [x]: 3, <<: *b, <<: *b, o: 4}\n");
     let (docs, errors) = parse_str(&text);
     assert!(errors.is_empty(), "{errors:?}");
     let doc = &docs[0];
@@ -322,6 +347,8 @@ fn duplicates_in_large_and_small_mappings() {
             // A third `a` repeats the first, not the second.
             ("a", at("a: 1"), at("a: 3")),
             ("a", at("a: 1"), at("\"a\": 5")),
+            ("m14", at("m14:"), at("m14: last")),
+            ("o", at("o: 2"), at("o: 4")),
         ]
     );
 }
