@@ -147,6 +147,7 @@ pub(super) fn parse(
         return None;
     }
     let mut builder = Builder::new(file, text, prune);
+    builder.may_skip = true;
     let mut f = Fast {
         file,
         text,
@@ -389,7 +390,12 @@ impl<'t> Fast<'_, 't> {
             }
             _ => return Err(Bail(line!())),
         };
-        Ok((next, self.builder.finish(u32_of(end))))
+        let doc = self.builder.finish(u32_of(end));
+        // What the builder skipped has to be read after all: granit-parser reads it whole.
+        if self.builder.skip_failed {
+            return Err(Bail(line!()));
+        }
+        Ok((next, doc))
     }
 
     /// The root node of a document.

@@ -829,6 +829,38 @@ struct Builder<'t> {
     /// the collections closing at the same place around it take its trimmed end instead of
     /// trimming the same blanks again ([`Builder::close`]).
     last_closed: (NodeId, usize),
+    /// Whether the inside of a definition's `spec` may be skipped as it is read
+    /// ([`Builder::skips`]): only for kubegap's scanner, which writes no tags or anchors and
+    /// can give a document back to granit-parser.
+    may_skip: bool,
+    /// The open collections inside the collection being skipped, that one first; empty when
+    /// none is.
+    skip_frames: Vec<SkipFrame>,
+    /// Hashes of the scalar keys of the open mappings of `skip_frames` (merge keys excepted).
+    skip_keys: Vec<u64>,
+    /// How many nodes the skipped collection held so far (the node limit counts them).
+    skipped_nodes: usize,
+    /// The collection whose inside was skipped, and whether it had any.
+    skipped: Option<(NodeId, bool)>,
+    /// Whether what was skipped must be read after all (a key that may repeat one, or the
+    /// document's spec not dropped at its end): [`Builder::finish`] gives no document, and
+    /// the scanner gives the document to granit-parser.
+    skip_failed: bool,
+}
+
+/// An open collection inside one whose inside is skipped: what its end needs.
+#[derive(Clone, Copy, Debug)]
+struct SkipFrame {
+    start: u32,
+    is_map: bool,
+    /// Its children so far (keys and values).
+    entries: u32,
+    /// Where its keys' hashes start in [`Builder::skip_keys`].
+    keys: usize,
+    /// The end of its last child.
+    last_end: Option<u32>,
+    /// Where its last child, when that is a collection, was closed (before trimming).
+    last_closed_at: Option<usize>,
 }
 
 /// The parts of objects that a caller never reads, left out of their documents by
@@ -859,6 +891,66 @@ struct Prune {
     /// ([`list`]): its root is that `items` sequence, and its objects are its items (the root
     /// and the items of the root's `items` otherwise).
     items: bool,
+}
+
+/// Where a collection starting at `start` ends when it is closed at `end` (where the next
+/// token starts): before the blanks and the own-line comments after its last child, which
+/// ends at `floor`. `same_close` says that its last child is a collection closed at `end`
+/// too: that one was trimmed from there down to what this one would trim to (its end is
+/// this one's floor, and the blanks and comment lines it trimmed are above that floor), and
+/// deep schemas close a dozen collections at once, each of which trimmed the same
+/// indentation again.
+fn trimmed_end(bytes: &[u8], start: usize, end: usize, floor: usize, same_close: bool) -> usize {
+    let mut end = if same_close { floor } else { end };
+    loop {
+        while end > floor && end <= bytes.len() && bytes[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        // Own-line comments after the last entry belong to what follows, not to this node.
+        // Only the gap after the last child is searched, so a long line (minified JSON)
+        // is not scanned again for every collection that closes on it.
+        // (The newline that ends the last child's line may sit just before `floor`.)
+        let from = floor.saturating_sub(1).min(end);
+        let Some(newline) = bytes
+            .get(from..end)
+            .and_then(|gap| gap.iter().rposition(|b| *b == b'\n'))
+        else {
+            return end;
+        };
+        let line_start = from + newline + 1;
+        let line = &bytes[line_start..end];
+        let is_comment = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'#');
+        if is_comment && line_start >= floor && line_start > start {
+            end = line_start;
+        } else {
+            return end;
+        }
+    }
+}
+
+/// A hash of a key's text, for finding keys that may repeat inside a skipped collection
+/// ([`Builder::skips`]): two keys with the same hash send the document to granit-parser, which
+/// reads it whole, so a collision costs time, never a wrong tree.
+fn key_hash(key: &str) -> u64 {
+    let mut h = key.len() as u64;
+    for chunk in key.as_bytes().chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    h
+}
+
+/// Whether two of `hashes` (reordered) are equal.
+fn may_repeat(hashes: &mut [u64]) -> bool {
+    if hashes.len() <= SMALL_MAP {
+        return hashes
+            .iter()
+            .enumerate()
+            .any(|(i, h)| hashes[..i].contains(h));
+    }
+    hashes.sort_unstable();
+    hashes.windows(2).any(|w| w[0] == w[1])
 }
 
 /// [`Builder::last_closed`] when no collection has closed in the open document.
@@ -925,6 +1017,12 @@ impl<'t> Builder<'t> {
             prune,
             closed_dropped_nodes: 0,
             last_closed: NO_CLOSE,
+            may_skip: false,
+            skip_frames: Vec::new(),
+            skip_keys: Vec::new(),
+            skipped_nodes: 0,
+            skipped: None,
+            skip_failed: false,
         }
     }
 
@@ -953,10 +1051,15 @@ impl<'t> Builder<'t> {
         self.tags.clear();
         self.closed_dropped_nodes = 0;
         self.last_closed = NO_CLOSE;
+        self.skip_frames.clear();
+        self.skip_keys.clear();
+        self.skipped_nodes = 0;
+        self.skipped = None;
+        self.skip_failed = false;
     }
 
     fn push(&mut self, node: Node, anchor: usize, tag: Option<String>) -> NodeId {
-        if self.nodes.len() + self.closed_dropped_nodes >= self.max_nodes {
+        if self.nodes.len() + self.closed_dropped_nodes + self.skipped_nodes >= self.max_nodes {
             // Ids past this would not fit beside the kind: the document is dropped at its end.
             self.too_large = true;
         }
@@ -987,6 +1090,16 @@ impl<'t> Builder<'t> {
         anchor: usize,
         tag: Option<String>,
     ) {
+        if let Some(parent) = self.skip_frames.last_mut() {
+            if parent.is_map && parent.entries % 2 == 0 && (kind != Kind::Plain || value != "<<") {
+                self.skip_keys.push(key_hash(value));
+            }
+            parent.entries += 1;
+            parent.last_end = Some(end);
+            parent.last_closed_at = None;
+            self.skip_node(anchor, tag.is_some());
+            return;
+        }
         // The value is the source slice (minus quotes) unless escapes, folding or a block
         // scalar's indentation made it differ: only then is it stored.
         let q = kind.quote_len();
@@ -1019,14 +1132,142 @@ impl<'t> Builder<'t> {
         anchor: usize,
         tag: Option<String>,
     ) {
+        if let Some(parent) = self.skip_frames.last_mut() {
+            parent.entries += 1;
+            parent.last_closed_at = None;
+            self.skip_frames.push(SkipFrame {
+                start,
+                is_map: kind == Kind::Map,
+                entries: 0,
+                keys: self.skip_keys.len(),
+                last_end: None,
+                last_closed_at: None,
+            });
+            self.skip_node(anchor, tag.is_some());
+            return;
+        }
         let id = self.push(Node::new(start, end, kind, 0), anchor, tag);
         self.stack.push(Frame {
             node: id,
             base: self.pending.len(),
         });
+        if self.skips(id) {
+            self.skip_frames.push(SkipFrame {
+                start,
+                is_map: kind == Kind::Map,
+                entries: 0,
+                keys: 0,
+                last_end: None,
+                last_closed_at: None,
+            });
+        }
+    }
+
+    /// Whether the inside of the collection `id`, just opened, is skipped as it is read: it
+    /// is the value of the root's `spec` ([`Unread::key`]) and the root already said it is a
+    /// definition (its `apiVersion` and `kind`, as [`Builder::droppable`] reads them at the
+    /// document's end, which drops the collection's inside whether it was skipped or built).
+    /// A definition's `spec` is most of the corpus's bytes: its nodes were built only to be
+    /// dropped. Skipped, its nodes are counted ([`Builder::skip_node`]), its keys hashed
+    /// (a mapping with two alike fails the skip) and its collections' ends found as
+    /// [`Builder::close`] finds them ([`Builder::close_skipped`]); where the skip fails
+    /// ([`Builder::skip_failed`]), the document is read whole by granit-parser.
+    fn skips(&self, id: NodeId) -> bool {
+        let Some(Prune {
+            unread,
+            items: false,
+        }) = self.prune
+        else {
+            return false;
+        };
+        if !self.may_skip || self.stack.len() != 2 {
+            return false;
+        }
+        let root = &self.stack[0];
+        if self.nodes[root.node as usize].kind() != Kind::Map {
+            return false;
+        }
+        // The root's entries, this collection last: it must be a value, that of `spec`.
+        let entries = &self.pending[root.base..];
+        if entries.len() % 2 != 0 || entries.last() != Some(&id) {
+            return false;
+        }
+        let entries = &entries[..entries.len() - 1];
+        if entries.last().and_then(|k| self.scalar_of(*k)) != Some(unread.key) {
+            return false;
+        }
+        let (mut api, mut kind) = (false, false);
+        for pair in entries.chunks_exact(2) {
+            match self.scalar_of(pair[0]) {
+                Some("apiVersion") => {
+                    api = self
+                        .scalar_of(pair[1])
+                        .is_some_and(|a| a.starts_with(unread.api_prefix));
+                }
+                Some("kind") => kind = self.scalar_of(pair[1]) == Some(unread.kind),
+                _ => {}
+            }
+        }
+        api && kind
+    }
+
+    /// Counts a node skipped as [`Builder::push`] counts the nodes it keeps.
+    fn skip_node(&mut self, anchor: usize, tagged: bool) {
+        if self.nodes.len() + self.closed_dropped_nodes + self.skipped_nodes >= self.max_nodes {
+            self.too_large = true;
+        }
+        self.skipped_nodes += 1;
+        // Never written by the scanner that skips; a document with them is read whole.
+        if anchor != 0 || tagged {
+            self.skip_failed = true;
+        }
+    }
+
+    /// Closes a collection inside the skipped one, or that one, as [`Builder::close`] closes
+    /// the collections it keeps.
+    fn close_skipped(&mut self, end: u32) {
+        let Some(frame) = self.skip_frames.pop() else {
+            return;
+        };
+        let start = frame.start as usize;
+        let end = (end as usize).max(start);
+        if frame.is_map && frame.entries % 2 == 1 {
+            self.skip_failed = true;
+        }
+        let floor = frame.last_end.map_or(start, |e| e as usize).max(start);
+        let trimmed = trimmed_end(
+            self.text.as_bytes(),
+            start,
+            end,
+            floor,
+            frame.last_closed_at == Some(end),
+        );
+        if frame.is_map && may_repeat(&mut self.skip_keys[frame.keys..]) {
+            self.skip_failed = true;
+        }
+        self.skip_keys.truncate(frame.keys);
+        if let Some(parent) = self.skip_frames.last_mut() {
+            parent.last_end = Some(u32::try_from(trimmed).unwrap_or(u32::MAX));
+            parent.last_closed_at = Some(end);
+            return;
+        }
+        // The skipped collection itself, with no child kept.
+        let Some(outer) = self.stack.pop() else {
+            return;
+        };
+        let id = outer.node as usize;
+        self.nodes[id].end = u32::try_from(trimmed).unwrap_or(u32::MAX);
+        self.last_closed = (outer.node, end);
+        self.pending.truncate(outer.base);
+        self.nodes[id].set_arg(u32::try_from(id + 1).unwrap_or(NONE_ARG));
+        self.skipped = Some((outer.node, frame.entries > 0));
     }
 
     fn close(&mut self, end: u32) {
+        if !self.skip_frames.is_empty() {
+            self.close_skipped(end);
+            return;
+        }
         let Some(frame) = self.stack.pop() else {
             return;
         };
@@ -1036,47 +1277,20 @@ impl<'t> Builder<'t> {
             // A key without a value (cannot happen in a well-formed event stream).
             self.pending.pop();
         }
-        // Block collections end where the next token starts; trim trailing blanks.
         let start = self.nodes[id].start as usize;
-        let mut end = (end as usize).max(start);
-        let closed_at = end;
-        let bytes = self.text.as_bytes();
+        let closed_at = (end as usize).max(start);
         let last = self.pending[frame.base..].last().copied();
         // Never end before the last child (a block scalar may hold lines that look like comments).
         let floor = last
             .map_or(start, |c| self.nodes[c as usize].end as usize)
             .max(start);
-        // A last child that is a collection closed at the same place was trimmed from there
-        // down to what this one would trim to (its end is this one's floor, and the blanks and
-        // comment lines it trimmed are above that floor): deep schemas close a dozen
-        // collections at once, each of which trimmed the same indentation again.
-        if last.is_some_and(|c| self.last_closed == (c, end)) {
-            end = floor;
-        }
-        loop {
-            while end > floor && end <= bytes.len() && bytes[end - 1].is_ascii_whitespace() {
-                end -= 1;
-            }
-            // Own-line comments after the last entry belong to what follows, not to this node.
-            // Only the gap after the last child is searched, so a long line (minified JSON)
-            // is not scanned again for every collection that closes on it.
-            // (The newline that ends the last child's line may sit just before `floor`.)
-            let from = floor.saturating_sub(1).min(end);
-            let Some(newline) = bytes
-                .get(from..end)
-                .and_then(|gap| gap.iter().rposition(|b| *b == b'\n'))
-            else {
-                break;
-            };
-            let line_start = from + newline + 1;
-            let line = &bytes[line_start..end];
-            let is_comment = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'#');
-            if is_comment && line_start >= floor && line_start > start {
-                end = line_start;
-            } else {
-                break;
-            }
-        }
+        let end = trimmed_end(
+            self.text.as_bytes(),
+            start,
+            closed_at,
+            floor,
+            last.is_some_and(|c| self.last_closed == (c, closed_at)),
+        );
         self.nodes[id].end = u32::try_from(end).unwrap_or(u32::MAX);
         self.last_closed = (frame.node, closed_at);
         if is_map {
@@ -1260,6 +1474,14 @@ impl<'t> Builder<'t> {
             Some(Prune { unread, .. }) => self.droppable(unread),
             None => Vec::new(),
         };
+        // A skipped inside is right only where it is dropped: otherwise (a key that may
+        // repeat one, the document's `kind` said twice) the document is read whole again.
+        let skipped = self.skipped.filter(|(_, any)| *any).map(|(id, _)| id);
+        if self.skip_failed || skipped.is_some_and(|id| specs != [id]) {
+            self.abort();
+            self.skip_failed = true;
+            return None;
+        }
         // Only these have their lines cut out of the text ([`cut_unread`]): a definition's spec
         // is most of its file, so its copy of the rest costs little and frees much; an object's
         // `status` and `managedFields` (dropped as they closed) are under a third of a dump of
@@ -1280,7 +1502,7 @@ impl<'t> Builder<'t> {
                     dropped,
                 })
             });
-        let (nodes, values, value_ends) = if specs.is_empty() {
+        let (nodes, values, value_ends) = if specs.is_empty() || skipped.is_some() {
             // A document too large for the buffer to be kept for the next one (a dump of a
             // cluster is one `List`) takes the buffer, shrunk in place, instead of a copy of it
             // made beside it: 16 MB less at the peak of a 41 MB dump.
@@ -1363,7 +1585,7 @@ impl<'t> Builder<'t> {
             let node = self.nodes[*v as usize];
             api && kind == Some(unread.kind)
                 && matches!(node.kind(), Kind::Map | Kind::Seq)
-                && node.arg() > v + 1
+                && (node.arg() > v + 1 || self.skipped == Some((*v, true)))
         });
         (value, kind, items)
     }

@@ -585,12 +585,153 @@ fn a_definition_is_kept_whole_where_its_spec_could_matter() {
         // An empty spec.
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n"
             .to_string(),
+        // A key repeated deep inside the spec, which the scanner skips as it reads it (the
+        // document is read again, whole), and `kind` said again after the spec.
+        DEFINITION.replace(
+            "          type: object\n",
+            "          type: object\n          type: x\n",
+        ),
+        DEFINITION.replace("status:\n", "kind: CustomResourceDefinition\nstatus:\n"),
     ];
     for text in &kept_whole {
         let (whole, _) = parse_stream(FileId(0), text.as_str());
         let (pruned, _) = parse_stream_without(FileId(0), text.as_str(), &SPEC_ONLY);
         assert!(!whole.is_empty());
         assert_eq!(pruned, whole, "{text}");
+    }
+}
+
+#[test]
+fn a_definition_whose_kind_comes_after_its_spec_loses_its_spec_all_the_same() {
+    // The scanner skips the inside of a spec only once `apiVersion` and `kind` were read;
+    // after them, the spec is built and dropped at the document's end, to the same tree.
+    let first = DEFINITION.split("---").next().unwrap_or_default();
+    let moved = first.replacen(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n",
+        "",
+        1,
+    ) + "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n";
+    // A spec whose last entry is a collection followed by a comment on its line: the spec
+    // ends after the comment, not where that collection closed.
+    let commented = first.replace("status:\n", "  extra: {a: [1]}  # trailing\nstatus:\n");
+    for text in [first, moved.as_str(), commented.as_str()] {
+        let (whole, errors) = parse_stream(FileId(0), text);
+        assert!(errors.is_empty(), "{errors:?}");
+        let (pruned, errors) = parse_stream_without(FileId(0), text, &SPEC_ONLY);
+        assert!(errors.is_empty(), "{errors:?}");
+        let spec = whole[0].root().unwrap().get("spec").unwrap().id;
+        assert!(pruned[0].spec_dropped(), "{text}");
+        assert_eq!(
+            outline(&pruned[0], &[]),
+            outline(&whole[0], &[spec]),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn the_inside_of_a_definitions_spec_is_skipped_as_it_is_read() {
+    let text = Arc::new(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: {kind: W}\n  scope: Namespaced\nstatus: {}\n"
+            .to_string(),
+    );
+    let at = |needle: &str| u32::try_from(text.find(needle).unwrap()).unwrap();
+    let u32_of = |n: usize| u32::try_from(n).unwrap();
+    let prune = Prune {
+        unread: &SPEC_ONLY,
+        items: false,
+    };
+    let mut builder = Builder::new(FileId(0), &text, Some(prune));
+    builder.may_skip = true;
+    builder.begin(0, 0, None);
+    builder.open_collection(Kind::Map, 0, 0, 0, None);
+    for (key, value) in [
+        ("apiVersion", "apiextensions.k8s.io/v1"),
+        ("kind", "CustomResourceDefinition"),
+    ] {
+        builder.scalar(
+            key,
+            Kind::Plain,
+            at(key),
+            at(key) + u32_of(key.len()),
+            0,
+            None,
+        );
+        builder.scalar(
+            value,
+            Kind::Plain,
+            at(value),
+            at(value) + u32_of(value.len()),
+            0,
+            None,
+        );
+    }
+    builder.scalar("spec", Kind::Plain, at("spec"), at("spec") + 4, 0, None);
+    builder.open_collection(Kind::Map, at("group"), at("group"), 0, None);
+    // Inside the spec: counted, not kept.
+    builder.scalar("group", Kind::Plain, at("group"), at("group") + 5, 0, None);
+    builder.scalar("g", Kind::Plain, at("g\n"), at("g\n") + 1, 0, None);
+    builder.scalar("names", Kind::Plain, at("names"), at("names") + 5, 0, None);
+    builder.open_collection(Kind::Map, at("{kind"), at("{kind"), 0, None);
+    builder.scalar(
+        "kind",
+        Kind::Plain,
+        at("kind: W"),
+        at("kind: W") + 4,
+        0,
+        None,
+    );
+    builder.scalar("W", Kind::Plain, at("W}"), at("W}") + 1, 0, None);
+    builder.close(at("W}") + 2);
+    builder.scalar("scope", Kind::Plain, at("scope"), at("scope") + 5, 0, None);
+    let end = at("Namespaced") + 10;
+    builder.scalar("Namespaced", Kind::Plain, at("Namespaced"), end, 0, None);
+    assert_eq!((builder.nodes.len(), builder.skipped_nodes), (7, 8));
+    builder.close(at("status"));
+    assert_eq!(builder.skipped, Some((6, true)));
+    assert_eq!(builder.nodes[6].end, end);
+    builder.scalar(
+        "status",
+        Kind::Plain,
+        at("status"),
+        at("status") + 6,
+        0,
+        None,
+    );
+    builder.open_collection(Kind::Map, at("{}"), at("{}"), 0, None);
+    builder.close(at("{}") + 2);
+    let doc = builder.finish(u32_of(text.len())).unwrap();
+    assert!(doc.spec_dropped());
+    // The same document as the scanner builds without skipping.
+    let (pruned, _) = parse_stream_without(FileId(0), &text, &SPEC_ONLY);
+    assert_eq!(outline(&doc, &[]), outline(&pruned[0], &[]));
+}
+
+#[test]
+fn a_skipped_spec_counts_towards_the_node_limit() {
+    // 7 nodes outside the spec, 6 inside it: over a limit of 10 whether the inside is
+    // skipped or built.
+    TEST_MAX_NODES.with(|m| m.set(10));
+    let text = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  a: 1\n  b: 2\n  c: 3\n";
+    let (docs, errors) = parse_stream_without(FileId(0), text, &SPEC_ONLY);
+    TEST_MAX_NODES.with(|m| m.set(MAX_NODES));
+    assert!(docs.is_empty(), "{docs:?}");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].message.starts_with("document too large"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn keys_that_may_repeat_are_found_in_small_and_large_mappings() {
+    assert_ne!(key_hash("a"), key_hash("a\0"));
+    assert_ne!(key_hash("abcdefgh"), key_hash("abcdefgh\0"));
+    for n in [2u64, 16, 17, 200] {
+        let mut distinct: Vec<u64> = (0..n).map(|i| i * 7919).collect();
+        assert!(!may_repeat(&mut distinct), "{n}");
+        let mut repeated: Vec<u64> = (0..n).map(|i| i * 7919).chain([(n - 1) * 7919]).collect();
+        assert!(may_repeat(&mut repeated), "{n}");
     }
 }
 
