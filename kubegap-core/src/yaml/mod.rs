@@ -840,8 +840,8 @@ struct Builder<'t> {
     skip_keys: Vec<u64>,
     /// How many nodes the skipped collection held so far (the node limit counts them).
     skipped_nodes: usize,
-    /// The collection whose inside was skipped, and whether it had any.
-    skipped: Option<(NodeId, bool)>,
+    /// The collections whose insides were skipped, and whether each had any.
+    skipped: Vec<(NodeId, bool)>,
     /// Whether what was skipped must be read after all (a key that may repeat one, or the
     /// document's spec not dropped at its end): [`Builder::finish`] gives no document, and
     /// the scanner gives the document to granit-parser.
@@ -1021,7 +1021,7 @@ impl<'t> Builder<'t> {
             skip_frames: Vec::new(),
             skip_keys: Vec::new(),
             skipped_nodes: 0,
-            skipped: None,
+            skipped: Vec::new(),
             skip_failed: false,
         }
     }
@@ -1054,7 +1054,7 @@ impl<'t> Builder<'t> {
         self.skip_frames.clear();
         self.skip_keys.clear();
         self.skipped_nodes = 0;
-        self.skipped = None;
+        self.skipped.clear();
         self.skip_failed = false;
     }
 
@@ -1164,9 +1164,11 @@ impl<'t> Builder<'t> {
     }
 
     /// Whether the inside of the collection `id`, just opened, is skipped as it is read: it
-    /// is the value of the root's `spec` ([`Unread::key`]) and the root already said it is a
-    /// definition (its `apiVersion` and `kind`, as [`Builder::droppable`] reads them at the
-    /// document's end, which drops the collection's inside whether it was skipped or built).
+    /// is the value of the `spec` ([`Unread::key`]) of the root, or of an item of the root's
+    /// `items` (a `…List`, as `kubectl get crd -o yaml` prints), and that object already said
+    /// it is a definition (its `apiVersion` and `kind`, as [`Builder::droppable`] reads them
+    /// at the document's end, which drops the collection's inside whether it was skipped or
+    /// built, and checks that the root of a list is a `…List`).
     /// A definition's `spec` is most of the corpus's bytes: its nodes were built only to be
     /// dropped. Skipped, its nodes are counted ([`Builder::skip_node`]), its keys hashed
     /// (a mapping with two alike fails the skip) and its collections' ends found as
@@ -1180,15 +1182,32 @@ impl<'t> Builder<'t> {
         else {
             return false;
         };
-        if !self.may_skip || self.stack.len() != 2 {
+        if !self.may_skip {
             return false;
         }
-        let root = &self.stack[0];
-        if self.nodes[root.node as usize].kind() != Kind::Map {
+        let kind_of = |f: &Frame| self.nodes[f.node as usize].kind();
+        let object = match self.stack.as_slice() {
+            [root, _] => root,
+            [root, items, item, _] => {
+                // `items` is a sequence, the value of the root's key `items`.
+                let above = &self.pending[root.base..items.base];
+                if kind_of(root) != Kind::Map
+                    || kind_of(items) != Kind::Seq
+                    || above.len() % 2 != 0
+                    || above.len() < 2
+                    || self.scalar_of(above[above.len() - 2]) != Some("items")
+                {
+                    return false;
+                }
+                item
+            }
+            _ => return false,
+        };
+        if kind_of(object) != Kind::Map {
             return false;
         }
-        // The root's entries, this collection last: it must be a value, that of `spec`.
-        let entries = &self.pending[root.base..];
+        // The object's entries, this collection last: it must be a value, that of `spec`.
+        let entries = &self.pending[object.base..];
         if entries.len() % 2 != 0 || entries.last() != Some(&id) {
             return false;
         }
@@ -1260,7 +1279,12 @@ impl<'t> Builder<'t> {
         self.last_closed = (outer.node, end);
         self.pending.truncate(outer.base);
         self.nodes[id].set_arg(u32::try_from(id + 1).unwrap_or(NONE_ARG));
-        self.skipped = Some((outer.node, frame.entries > 0));
+        self.skipped.push((outer.node, frame.entries > 0));
+        #[cfg(test)]
+        tests::SKIPS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(self.file);
     }
 
     fn close(&mut self, end: u32) {
@@ -1475,9 +1499,15 @@ impl<'t> Builder<'t> {
             None => Vec::new(),
         };
         // A skipped inside is right only where it is dropped: otherwise (a key that may
-        // repeat one, the document's `kind` said twice) the document is read whole again.
-        let skipped = self.skipped.filter(|(_, any)| *any).map(|(id, _)| id);
-        if self.skip_failed || skipped.is_some_and(|id| specs != [id]) {
+        // repeat one, the document's `kind` said twice, a list that is not a `…List`) the
+        // document is read whole again.
+        let skipped = |id: &NodeId| self.skipped.contains(&(*id, true));
+        if self.skip_failed
+            || self
+                .skipped
+                .iter()
+                .any(|(id, any)| *any && !specs.contains(id))
+        {
             self.abort();
             self.skip_failed = true;
             return None;
@@ -1502,7 +1532,8 @@ impl<'t> Builder<'t> {
                     dropped,
                 })
             });
-        let (nodes, values, value_ends) = if specs.is_empty() || skipped.is_some() {
+        // Nothing to take out when every dropped inside was skipped.
+        let (nodes, values, value_ends) = if specs.iter().all(skipped) {
             // A document too large for the buffer to be kept for the next one (a dump of a
             // cluster is one `List`) takes the buffer, shrunk in place, instead of a copy of it
             // made beside it: 16 MB less at the peak of a 41 MB dump.
@@ -1585,7 +1616,7 @@ impl<'t> Builder<'t> {
             let node = self.nodes[*v as usize];
             api && kind == Some(unread.kind)
                 && matches!(node.kind(), Kind::Map | Kind::Seq)
-                && (node.arg() > v + 1 || self.skipped == Some((*v, true)))
+                && (node.arg() > v + 1 || self.skipped.contains(&(*v, true)))
         });
         (value, kind, items)
     }

@@ -530,10 +530,12 @@ spec: {replicas: 2}
 
 #[test]
 fn the_rules_get_a_definition_without_its_spec_and_everything_else_in_place() {
-    let (whole, errors) = parse_stream(FileId(0), DEFINITION);
+    let file = FileId(0xdef);
+    let (whole, errors) = parse_stream(file, DEFINITION);
     assert!(errors.is_empty(), "{errors:?}");
-    let (pruned, errors) = parse_stream_without(FileId(0), DEFINITION, &SPEC_ONLY);
+    let (pruned, errors) = parse_stream_without(file, DEFINITION, &SPEC_ONLY);
     assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(skips_in(file), 1);
     assert_eq!(pruned.len(), 2);
     let (full, part) = (&whole[0], &pruned[0]);
     assert!(part.spec_dropped() && !full.spec_dropped());
@@ -629,6 +631,34 @@ fn a_definition_whose_kind_comes_after_its_spec_loses_its_spec_all_the_same() {
     }
 }
 
+/// The files whose builders skipped the inside of a definition's spec, once per spec
+/// (`Builder::close_skipped`): tests run in parallel, so each test that reads it parses under
+/// a file id of its own.
+pub(super) static SKIPS: std::sync::Mutex<Vec<FileId>> = std::sync::Mutex::new(Vec::new());
+
+fn skips_in(file: FileId) -> usize {
+    SKIPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .filter(|f| **f == file)
+        .count()
+}
+
+#[test]
+fn only_the_items_of_a_list_are_skipped_as_definitions() {
+    // A sequence under another key is no list's items: its definitions are read whole.
+    let file = FileId(0x0e1);
+    let text = format!(
+        "apiVersion: v1\nkind: List\nother:\n{}",
+        as_item(DEFINITION)
+    );
+    let (pruned, errors) = parse_stream_without(file, &text, &SPEC_ONLY);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(skips_in(file), 0);
+    assert_eq!(pruned, parse_stream(file, &text).0);
+}
+
 #[test]
 fn the_inside_of_a_definitions_spec_is_skipped_as_it_is_read() {
     let text = Arc::new(
@@ -688,7 +718,7 @@ fn the_inside_of_a_definitions_spec_is_skipped_as_it_is_read() {
     builder.scalar("Namespaced", Kind::Plain, at("Namespaced"), end, 0, None);
     assert_eq!((builder.nodes.len(), builder.skipped_nodes), (7, 8));
     builder.close(at("status"));
-    assert_eq!(builder.skipped, Some((6, true)));
+    assert_eq!(builder.skipped, [(6, true)]);
     assert_eq!(builder.nodes[6].end, end);
     builder.scalar(
         "status",
@@ -760,9 +790,12 @@ fn the_definitions_of_a_list_lose_their_specs_and_its_other_items_stay() {
                 .replace("status:\n  acceptedNames: {kind: \"Wid\\tget\"}\n  conditions: [{type: Established}]\n", "")
         ),
     );
-    let (whole, errors) = parse_stream(FileId(0), text.as_str());
+    let file = FileId(0x5ec);
+    let (whole, errors) = parse_stream(file, text.as_str());
     assert!(errors.is_empty(), "{errors:?}");
-    let (pruned, _) = parse_stream_without(FileId(0), text.as_str(), &SPEC_ONLY);
+    let (pruned, _) = parse_stream_without(file, text.as_str(), &SPEC_ONLY);
+    // Both definitions' specs were skipped as they were read, not built and dropped.
+    assert_eq!(skips_in(file), 2);
     let (full, part) = (&whole[0], &pruned[0]);
     assert!(part.spec_dropped());
     let items: Vec<NodeRef<'_>> = full.root().unwrap().get("items").unwrap().items().collect();
