@@ -858,9 +858,39 @@ struct SkipFrame {
     /// Where its keys' hashes start in [`Builder::skip_keys`].
     keys: usize,
     /// The end of its last child.
-    last_end: Option<u32>,
+    last: LastEnd,
     /// Where its last child, when that is a collection, was closed (before trimming).
     last_closed_at: Option<usize>,
+}
+
+/// The end of the last child of a collection inside a skipped one: a scalar's, or what a
+/// collection's trimmed end is found from, found only if it is still the last child when
+/// its parent closes (most are not: a schema's properties are mappings one after another).
+#[derive(Clone, Copy, Debug)]
+enum LastEnd {
+    None,
+    At(u32),
+    Trimmed {
+        start: usize,
+        closed_at: usize,
+        floor: usize,
+        same_close: bool,
+    },
+}
+
+impl LastEnd {
+    fn resolve(self, bytes: &[u8]) -> Option<usize> {
+        match self {
+            LastEnd::None => None,
+            LastEnd::At(end) => Some(end as usize),
+            LastEnd::Trimmed {
+                start,
+                closed_at,
+                floor,
+                same_close,
+            } => Some(trimmed_end(bytes, start, closed_at, floor, same_close)),
+        }
+    }
 }
 
 /// The parts of objects that a caller never reads, left out of their documents by
@@ -1095,7 +1125,7 @@ impl<'t> Builder<'t> {
                 self.skip_keys.push(key_hash(value));
             }
             parent.entries += 1;
-            parent.last_end = Some(end);
+            parent.last = LastEnd::At(end);
             parent.last_closed_at = None;
             self.skip_node(anchor, tag.is_some());
             return;
@@ -1140,7 +1170,7 @@ impl<'t> Builder<'t> {
                 is_map: kind == Kind::Map,
                 entries: 0,
                 keys: self.skip_keys.len(),
-                last_end: None,
+                last: LastEnd::None,
                 last_closed_at: None,
             });
             self.skip_node(anchor, tag.is_some());
@@ -1157,7 +1187,7 @@ impl<'t> Builder<'t> {
                 is_map: kind == Kind::Map,
                 entries: 0,
                 keys: 0,
-                last_end: None,
+                last: LastEnd::None,
                 last_closed_at: None,
             });
         }
@@ -1253,23 +1283,24 @@ impl<'t> Builder<'t> {
         if frame.is_map && frame.entries % 2 == 1 {
             self.skip_failed = true;
         }
-        let floor = frame.last_end.map_or(start, |e| e as usize).max(start);
-        let trimmed = trimmed_end(
-            self.text.as_bytes(),
-            start,
-            end,
-            floor,
-            frame.last_closed_at == Some(end),
-        );
+        let bytes = self.text.as_bytes();
+        let floor = frame.last.resolve(bytes).unwrap_or(start).max(start);
+        let same_close = frame.last_closed_at == Some(end);
         if frame.is_map && may_repeat(&mut self.skip_keys[frame.keys..]) {
             self.skip_failed = true;
         }
         self.skip_keys.truncate(frame.keys);
         if let Some(parent) = self.skip_frames.last_mut() {
-            parent.last_end = Some(u32::try_from(trimmed).unwrap_or(u32::MAX));
+            parent.last = LastEnd::Trimmed {
+                start,
+                closed_at: end,
+                floor,
+                same_close,
+            };
             parent.last_closed_at = Some(end);
             return;
         }
+        let trimmed = trimmed_end(bytes, start, end, floor, same_close);
         // The skipped collection itself, with no child kept.
         let Some(outer) = self.stack.pop() else {
             return;
