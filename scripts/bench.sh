@@ -86,6 +86,9 @@ for n in 2000 4000; do
   [ -d "$in/same-labels-$n" ] || python3 scripts/gen_shapes.py same-labels "$in/same-labels-$n" $n
   [ -d "$in/same-names-$n" ] || python3 scripts/gen_shapes.py same-names "$in/same-names-$n" $n
 done
+for n in 20000 40000; do
+  [ -s "$in/definitions-$n.yaml" ] || python3 scripts/gen_shapes.py definitions $n > "$in/definitions-$n.yaml"
+done
 [ -s "$in/haproxy-300k.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 300000 > "$in/haproxy-300k.cfg"
 [ -s "$in/haproxy-1m.cfg" ] || python3 scripts/gen_shapes.py haproxy-lines 1000000 > "$in/haproxy-1m.cfg"
 # What `kubectl get deploy,svc,ingress,hpa -A -o yaml` prints of a cluster of 4,000 apps: one
@@ -172,6 +175,8 @@ solo "2,000 apps labelled alike, one directory each" "$lint $in/same-labels-2000
 solo "4,000 apps labelled alike, one directory each" "$lint $in/same-labels-4000"
 solo "2,000 apps named alike, one directory each" "$lint $in/same-names-2000"
 solo "4,000 apps named alike, one directory each" "$lint $in/same-names-4000"
+solo "20,000 definitions in one List" "$lint $in/definitions-20000.yaml"
+solo "40,000 definitions in one List" "$lint $in/definitions-40000.yaml"
 solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
 solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
 solo "kubectl get -o yaml of 16,000 objects, 1 thread" "$lint --threads 1 $in/kubectl-4000.yaml"

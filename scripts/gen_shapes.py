@@ -18,6 +18,8 @@
                                      on stdout: one `List`, every object as the API server
                                      returns it (defaults filled in, `managedFields`, the
                                      last-applied annotation, `status`)
+  gen_shapes.py definitions N        `kubectl get crd -o yaml` of N small definitions on stdout:
+                                     one `List` whose every item's spec the parser skips
   gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
                                      a Deployment in deployment.yaml, an HPA, a Service and an
                                      Ingress naming `web` in refs.yaml (every name matches N
@@ -620,6 +622,21 @@ status:
     out.write('kind: List\nmetadata:\n  resourceVersion: ""\n')
 
 
+def definitions(n):
+    """One `List` of N small CustomResourceDefinitions: each item's spec is skipped as it is
+    read, and the document's end looks every skipped spec up (quadratic once, in 3507648)."""
+    out = sys.stdout
+    out.write("apiVersion: v1\nitems:\n")
+    for i in range(n):
+        out.write(
+            "- apiVersion: apiextensions.k8s.io/v1\n"
+            "  kind: CustomResourceDefinition\n"
+            f"  metadata: {{name: c{i}.example.com}}\n"
+            "  spec:\n    group: example.com\n    scope: Namespaced\n"
+        )
+    out.write('kind: List\nmetadata:\n  resourceVersion: ""\n')
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "small":
@@ -634,6 +651,8 @@ def main():
         same_labels(sys.argv[2], int(sys.argv[3]))
     elif cmd == "kubectl-dump":
         kubectl_dump(int(sys.argv[2]))
+    elif cmd == "definitions":
+        definitions(int(sys.argv[2]))
     elif cmd == "same-names":
         same_names(sys.argv[2], int(sys.argv[3]))
     else:
