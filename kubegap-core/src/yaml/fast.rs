@@ -140,13 +140,13 @@ pub(super) fn parse(
     lo: usize,
     hi: usize,
     coverage: &mut Coverage,
-    prune: Option<super::Prune>,
+    reading: super::Reading,
 ) -> Option<(Vec<Document>, Vec<ParseError>)> {
     let b = text.as_bytes().get(..hi)?;
     if !plain_bytes(b.get(lo..)?) {
         return None;
     }
-    let mut builder = Builder::new(file, text, prune);
+    let mut builder = Builder::new(file, text, reading);
     builder.may_skip = true;
     let mut f = Fast {
         file,
@@ -205,8 +205,15 @@ pub(super) fn parse(
                     return None;
                 }
                 let granit_end = if end < hi { end + 3 } else { hi };
-                let (mut seg_docs, errors, mut pending, mut started) =
-                    super::granit_range(file, text, seg, granit_end, index, pending_at_seg, prune);
+                let (mut seg_docs, errors, mut pending, mut started) = super::granit_range(
+                    file,
+                    text,
+                    seg,
+                    granit_end,
+                    index,
+                    pending_at_seg,
+                    reading,
+                );
                 if !errors.is_empty() {
                     return None;
                 }

@@ -11,16 +11,23 @@
 //! part before it unterminated: an error. Anything else is declined (`None`) and the text is
 //! parsed whole, which gives the same result: an error in any part, a part that is not
 //! exactly one document holding one sequence, an alias (its anchor may be in another part),
-//! a tag or duplicate key (their ids would move), a comment, tab, directive or marker at
-//! column 0 among the items, a key repeated between the text above the items and below them,
-//! a definition's `apiVersion` when its spec is to be dropped (that is decided per document),
-//! a text that could hold more nodes than a document may. (A `# Source:` origin can only be
-//! above the root, in the text above the items: a part starts at its dash, the text below
-//! them at its first key.)
+//! an anchor (granit-parser starts an anchored collection at its anchor in the whole text and
+//! after it in a part), a tag or duplicate key (their ids would move), a comment, tab,
+//! directive or marker at column 0 among the items, a key repeated between the text above the
+//! items and below them, a text that could hold more nodes than a document may. (A `# Source:`
+//! origin can only be above the root, in the text above the items: a part starts at its dash,
+//! the text below them at its first key.)
+//!
+//! Without what the rules do not read, the parts drop the specs of the definitions among
+//! their items (and skip them as they read them), as the whole parse does when the root is a
+//! `…List`: that is known once the text below the items is read, so where the root is no
+//! `…List` (or is a definition itself, whose own spec the whole parse drops) the text is
+//! parsed whole. A dump of a cluster with one definition among its 16,000 objects was parsed
+//! on one thread before.
 
 use std::sync::Arc;
 
-use super::{parse_range, Document, Kind, Node, Prune, Unread, NONE_ARG};
+use super::{parse_range, Document, Kind, Node, Part, Rare, Reading, Unread, NONE_ARG};
 use crate::finding::ParseError;
 use crate::source::FileId;
 
@@ -44,14 +51,6 @@ pub(super) fn parse(
         return None;
     }
     let first = first_item(bytes)?;
-    // Whether a definition is among the items is known only at the document's end: such a
-    // list is parsed whole. (Looked for once the text is known to be a list: a large document
-    // of another kind is not scanned for it.)
-    if let Some(unread) = unread {
-        if memchr::memmem::find(bytes, unread.api_prefix.as_bytes()).is_some() {
-            return None;
-        }
-    }
     // Where the items end: the first line at column 0 after them that is not an item, found
     // in parallel over the parts they would be cut into (a scan of every line, 11 ms for a 41
     // MB dump on one thread).
@@ -68,26 +67,26 @@ pub(super) fn parse(
         return None;
     }
     cuts.retain(|c| *c < end);
-    let whole = unread.map(|unread| Prune {
+    let around = Reading {
         unread,
-        items: false,
-    });
-    let in_items = unread.map(|unread| Prune {
+        part: Part::Around,
+    };
+    let in_items = Reading {
         unread,
-        items: true,
-    });
-    let mut ranges = vec![(0, first, whole)];
+        part: Part::Items,
+    };
+    let mut ranges = vec![(0, first, around)];
     ranges.extend(
         super::between(&cuts, end)
             .into_iter()
             .map(|(a, b)| (a, b, in_items)),
     );
-    ranges.push((end, bytes.len(), whole));
+    ranges.push((end, bytes.len(), around));
     let docs: Vec<Document> = ranges
         .par_iter()
-        .map(|&(lo, hi, prune)| one_document(file, text, lo, hi, prune))
+        .map(|&(lo, hi, reading)| one_document(file, text, lo, hi, reading))
         .collect::<Option<Vec<Document>>>()?;
-    Some((vec![join(docs)?], Vec::new()))
+    Some((vec![join(docs, unread)?], Vec::new()))
 }
 
 /// The start of the line after the first `items:` line at column 0, when it is an item's
@@ -143,33 +142,55 @@ fn not_an_item(bytes: &[u8], lo: usize, hi: usize) -> Option<usize> {
 }
 
 /// The one document of `text[lo..hi]`, when it parses without error into one document with
-/// no tag or duplicate key (an alias is found as the nodes are joined).
+/// no tag, duplicate key or anchor (an alias is found as the nodes are joined); the specs of
+/// definitions among the items may have been dropped.
 fn one_document(
     file: FileId,
     text: &Arc<String>,
     lo: usize,
     hi: usize,
-    prune: Option<Prune>,
+    reading: Reading,
 ) -> Option<Document> {
-    let (mut docs, errors) = parse_range(file, text, lo, hi, prune);
+    let (mut docs, errors) = parse_range(file, text, lo, hi, reading);
     if !errors.is_empty() || docs.len() != 1 {
         return None;
     }
     let doc = docs.pop()?;
     // Its first node is its root: one collection holding every other node.
-    let plain = doc.rare.is_none() && doc.nodes.first()?.arg() as usize == doc.nodes.len();
+    let plain = doc
+        .rare
+        .as_ref()
+        .is_none_or(|r| r.duplicates.is_empty() && r.tags.is_empty() && !r.anchored)
+        && doc.nodes.first()?.arg() as usize == doc.nodes.len();
     plain.then_some(doc)
 }
 
 /// The document the whole text gives, from the documents of the text above the items (the
 /// head, whose last value is the empty one of `items:`), of the items' parts (each a
-/// sequence) and of the text below them (the tail).
-fn join(mut docs: Vec<Document>) -> Option<Document> {
+/// sequence) and of the text below them (the tail), read without what `unread` names.
+fn join(mut docs: Vec<Document>, unread: Option<&Unread>) -> Option<Document> {
     use rayon::prelude::*;
     let (head, tail) = (docs.first()?, docs.last()?);
     let (root, tail_root) = (*head.nodes.first()?, *tail.nodes.first()?);
     let head_keys = keys(head)?;
     let tail_keys = keys(tail)?;
+    // The parts dropped the specs of the definitions among the items: so does the whole
+    // parse, where the root is a `…List` ([`super::Builder::droppable`]). Where the root is a
+    // definition itself, the whole parse drops its spec and the parts dropped none.
+    let dropped: Vec<(u32, u32)> = docs
+        .iter()
+        .filter_map(|d| d.rare.as_ref())
+        .flat_map(|r| r.dropped.iter().copied())
+        .collect();
+    if let Some(unread) = unread {
+        let kind = [head, tail]
+            .iter()
+            .find_map(|d| d.root()?.get("kind")?.as_str());
+        let list = kind.is_some_and(|k| k.ends_with("List"));
+        if (!dropped.is_empty() && !list) || kind == Some(unread.kind) {
+            return None;
+        }
+    }
     // `items` is the head's last key, its value empty.
     let (items_key, head_keys) = head_keys.split_last()?;
     // (Both are so whenever the head parses into a mapping, as `items:` ends its last line;
@@ -264,7 +285,14 @@ fn join(mut docs: Vec<Document>) -> Option<Document> {
         // A `# Source:` comment is the origin of the document it is above: only the head can
         // have one (a part starts at its dash, the tail at its first key).
         origin: head.origin,
-        rare: None,
+        rare: (!dropped.is_empty()).then(|| {
+            Box::new(Rare {
+                duplicates: Box::default(),
+                tags: Box::default(),
+                dropped: dropped.into_boxed_slice(),
+                anchored: false,
+            })
+        }),
         spec_dropped: docs.iter().any(|d| d.spec_dropped),
     })
 }
@@ -328,11 +356,7 @@ mod tests {
         let shared = Arc::new(text.to_string());
         let mut taken = Vec::new();
         for unread in [None, Some(UNREAD)] {
-            let prune = unread.map(|unread| Prune {
-                unread,
-                items: false,
-            });
-            let whole = parse_range(FileId(3), &shared, 0, text.len(), prune);
+            let whole = parse_range(FileId(3), &shared, 0, text.len(), Reading::whole(unread));
             let parts = parse(FileId(3), &shared, unread, part_bytes);
             if let Some(parts) = &parts {
                 assert_eq!(parts.0.len(), 1);
@@ -439,6 +463,15 @@ mod tests {
         let declined = [
             // An alias whose anchor is in another part, a tag, a duplicate key.
             list(HEAD, &["- &a {x: 1}\n", "- *a\n"], TAIL),
+            // An anchor without an alias: granit-parser starts an anchored collection at its
+            // anchor in the whole text and after it in a part, and a whole parse keeps every
+            // definition's spec in a document with an anchor (in an item, above or below
+            // the items).
+            list(HEAD, &["- &a {x: 1}\n", "- b\n"], TAIL),
+            list(HEAD, &["- &a {x: 1}\n", DEFINITIONS[0]], TAIL),
+            list(HEAD, &[DEFINITIONS[0], "- x: &a [1]\n"], TAIL),
+            list("apiVersion: &v v1\n", &[DEFINITIONS[0]], TAIL),
+            list(HEAD, &[DEFINITIONS[0]], "kind: List\nmetadata: &m {}\n"),
             list(HEAD, &["- a: !!str 1\n"], TAIL),
             list(HEAD, &["- a: 1\n  b: 2\n  a: 3\n"], TAIL),
             // A key above the items and below them, or `items` again.
@@ -481,14 +514,63 @@ mod tests {
         let quoted = list(HEAD, &["- a: \"x\n- b\n  y\"\n", "- c\n"], TAIL);
         assert!(!parts_or_whole(&quoted, 1));
         parts_or_whole(&quoted, 1 << 20);
-        // A definition among the items: its spec is dropped only where the whole document
-        // says it is a list of definitions, so with the rules' drops it is read whole.
-        let crd = list(
-            HEAD,
-            &["- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  spec:\n    group: x\n"],
-            TAIL,
-        );
-        assert_eq!(taken_by_prune(&crd, 1), [true, false]);
+    }
+
+    /// Definitions as kubectl prints them (`kind` before `spec`, whose inside the scanner
+    /// skips), and as other tools may (`kind` after it: built, then dropped).
+    const DEFINITIONS: &[&str] = &[
+        "- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata:\n    name: a.x\n  spec:\n    group: x\n    versions:\n    - name: v1\n      schema: {openAPIV3Schema: {type: object}}\n  status:\n    accepted: true\n",
+        "- apiVersion: apiextensions.k8s.io/v1\n  spec:\n    group: y\n    names:\n      kind: Y\n\n  kind: CustomResourceDefinition\n",
+        "- apiVersion: apiextensions.k8s.io/v1beta1\n  kind: CustomResourceDefinition\n  spec: {group: z}\n",
+    ];
+
+    #[test]
+    fn definitions_among_the_items_lose_their_spec_in_parts_as_in_the_whole() {
+        // `kubectl get crd -o yaml`, or a dump of a cluster with definitions among its
+        // objects: the whole parse drops their specs, and so do the parts.
+        let mut items: Vec<&str> = DEFINITIONS.to_vec();
+        items.extend(ITEMS.iter().copied());
+        items.extend(DEFINITIONS.iter().copied());
+        for tail in [TAIL, "kind: CustomResourceDefinitionList\nmetadata: {}\n"] {
+            let text = list(HEAD, &items, tail);
+            for part in [1, 60, 400, 1 << 20] {
+                assert_eq!(taken_by_prune(&text, part), [true, true], "{part} {text:?}");
+                let crlf = text.replace('\n', "\r\n");
+                assert_eq!(taken_by_prune(&crlf, part), [true, true], "{part} {crlf:?}");
+            }
+        }
+        // Each spec is dropped, and skipped as it is read where `kind` comes first (a file id
+        // of this test's own: tests run in parallel).
+        let file = FileId(0x11_57);
+        let text = Arc::new(list(HEAD, &items, TAIL));
+        let (docs, _) = parse(file, &text, Some(UNREAD), 1).unwrap();
+        let specs = docs[0].rare.as_ref().map_or(0, |r| r.dropped.len());
+        assert_eq!(specs, 2 * DEFINITIONS.len());
+        // The first and the last of each three (the second says its `kind` after its spec).
+        assert_eq!(super::super::tests::skips_in(file), 4);
+    }
+
+    #[test]
+    fn definitions_the_whole_parse_keeps_are_read_whole() {
+        // Where the whole parse keeps a definition's spec, or drops one that no part can see,
+        // the parts are not joined: with what the rules do not read, the text is read whole.
+        let crd = DEFINITIONS[0];
+        let declined = [
+            // The root is no `…List`: the items' specs stay.
+            list(HEAD, &[crd], "kind: Bag\n"),
+            list(HEAD, &[crd], "metadata: {}\n"),
+            // The root is a definition: its own spec goes, the items' stay.
+            list(
+                "apiVersion: apiextensions.k8s.io/v1\nspec:\n  group: r\n",
+                &["- a\n"],
+                "kind: CustomResourceDefinition\n",
+            ),
+        ];
+        for text in &declined {
+            for part in [1, 1 << 20] {
+                assert_eq!(taken_by_prune(text, part), [true, false], "{part} {text:?}");
+            }
+        }
     }
 
     #[test]
@@ -502,7 +584,13 @@ mod tests {
         super::super::TEST_MAX_NODES.with(|m| m.set(text.len() * 2));
         assert!(!parts_or_whole(&text, 1));
         super::super::TEST_MAX_NODES.with(|m| m.set(30));
-        let (docs, errors) = parse_range(FileId(0), &Arc::new(text.clone()), 0, text.len(), None);
+        let (docs, errors) = parse_range(
+            FileId(0),
+            &Arc::new(text.clone()),
+            0,
+            text.len(),
+            Reading::WHOLE,
+        );
         assert!(!parts_or_whole(&text, 1));
         assert_eq!((docs.len(), errors.len()), (0, 1));
         super::super::TEST_MAX_NODES.with(|m| m.set(super::super::MAX_NODES));
@@ -521,11 +609,13 @@ mod tests {
         text.push_str(tail);
         let shared = Arc::new(text);
         assert!(parse(FileId(1), &shared, Some(UNREAD), PART_BYTES).is_some());
-        let prune = Some(Prune {
-            unread: UNREAD,
-            items: false,
-        });
-        let (whole, _) = parse_range(FileId(1), &shared, 0, shared.len(), prune);
+        let (whole, _) = parse_range(
+            FileId(1),
+            &shared,
+            0,
+            shared.len(),
+            Reading::whole(Some(UNREAD)),
+        );
         let (docs, errors) = super::super::parse_stream_without(FileId(1), &shared, UNREAD);
         assert!(errors.is_empty());
         assert_same(&docs[0], &whole[0], "");

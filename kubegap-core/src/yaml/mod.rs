@@ -288,6 +288,10 @@ struct Rare {
     /// The byte ranges of the values left out ([`Document::spec_dropped`]), until
     /// [`cut_unread`] has cut their lines out of the text.
     dropped: Box<[(u32, u32)]>,
+    /// Whether a part of a `…List` read in parts ([`Part::Around`], [`Part::Items`]) has an
+    /// anchor: the whole document then drops no definition's spec ([`Builder::droppable`]), so
+    /// its parts are not joined ([`list`]). Always `false` elsewhere.
+    anchored: bool,
 }
 
 impl Document {
@@ -820,7 +824,7 @@ struct Builder<'t> {
     tags: Vec<(NodeId, String)>,
     /// What is dropped when a document is finished, or as soon as it is closed
     /// ([`Unread::in_every_object`]) ([`parse_stream_without`]).
-    prune: Option<Prune>,
+    reading: Reading,
     /// How many nodes the values of the open document dropped as they closed held: the node
     /// limit counts them, so that a document is too large exactly when it would be without
     /// dropping them.
@@ -915,14 +919,45 @@ pub struct Unread {
     pub in_every_object: &'static [&'static [&'static str]],
 }
 
-/// What a builder leaves out, and where its objects are.
+/// What a builder leaves out, and what range of the text it reads.
 #[derive(Clone, Copy, Debug)]
-struct Prune {
-    unread: &'static Unread,
-    /// Whether the range read is the items of a `…List` cut out of their document
-    /// ([`list`]): its root is that `items` sequence, and its objects are its items (the root
-    /// and the items of the root's `items` otherwise).
-    items: bool,
+struct Reading {
+    /// What is left out (nothing when `None`).
+    unread: Option<&'static Unread>,
+    /// What the range read is.
+    part: Part,
+}
+
+impl Reading {
+    /// Whole documents, every node kept.
+    const WHOLE: Reading = Reading {
+        unread: None,
+        part: Part::Whole,
+    };
+
+    /// Whole documents without what `unread` names.
+    fn whole(unread: Option<&'static Unread>) -> Reading {
+        Reading {
+            unread,
+            part: Part::Whole,
+        }
+    }
+}
+
+/// What range of a text a builder reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Whole documents: the objects are each root and the items of a root's `items`.
+    Whole,
+    /// The text above or below the items of a `…List` read in parts ([`list`]): its root is
+    /// the list's root, without the items. It drops no definition's spec (whether the
+    /// root is a definition, or a `…List` whose items' specs are dropped, is known once the
+    /// parts are joined).
+    Around,
+    /// Some of the items of a `…List` cut out of their document ([`list`]): its root is a
+    /// sequence, and its objects are its items. The definitions among them lose their
+    /// spec; the parts are joined only where the whole document is a `…List`.
+    Items,
 }
 
 /// Where a collection starting at `start` ends when it is closed at `end` (where the next
@@ -1014,7 +1049,7 @@ thread_local! {
 }
 
 impl<'t> Builder<'t> {
-    fn new(file: FileId, text: &'t Arc<String>, prune: Option<Prune>) -> Builder<'t> {
+    fn new(file: FileId, text: &'t Arc<String>, reading: Reading) -> Builder<'t> {
         let Scratch {
             nodes,
             values,
@@ -1046,7 +1081,7 @@ impl<'t> Builder<'t> {
             anchors: HashMap::new(),
             duplicates,
             tags: Vec::new(),
-            prune,
+            reading,
             closed_dropped_nodes: 0,
             last_closed: NO_CLOSE,
             may_skip: false,
@@ -1197,20 +1232,21 @@ impl<'t> Builder<'t> {
 
     /// Whether the inside of the collection `id`, just opened, is skipped as it is read: it
     /// is the value of the `spec` ([`Unread::key`]) of the root, or of an item of the root's
-    /// `items` (a `…List`, as `kubectl get crd -o yaml` prints), and that object already said
-    /// it is a definition (its `apiVersion` and `kind`, as [`Builder::droppable`] reads them
-    /// at the document's end, which drops the collection's inside whether it was skipped or
-    /// built, and checks that the root of a list is a `…List`).
+    /// `items` (a `…List`, as `kubectl get crd -o yaml` prints), or of an item of the root
+    /// sequence of a part of those items ([`Part::Items`]), and that object already said it
+    /// is a definition (its `apiVersion` and `kind`, as [`Builder::droppable`] reads them at
+    /// the document's end, which drops the collection's inside whether it was skipped or
+    /// built, and checks that the root of a list is a `…List`; for a part, its join does).
     /// A definition's `spec` is most of the corpus's bytes: its nodes were built only to be
     /// dropped. Skipped, its nodes are counted ([`Builder::skip_node`]), its keys hashed
     /// (a mapping with two alike fails the skip) and its collections' ends found as
     /// [`Builder::close`] finds them ([`Builder::close_skipped`]); where the skip fails
     /// ([`Builder::skip_failed`]), the document is read whole by granit-parser.
     fn skips(&self, id: NodeId) -> bool {
-        let Some(Prune {
-            unread,
-            items: false,
-        }) = self.prune
+        let Reading {
+            unread: Some(unread),
+            part,
+        } = self.reading
         else {
             return false;
         };
@@ -1218,9 +1254,16 @@ impl<'t> Builder<'t> {
             return false;
         }
         let kind_of = |f: &Frame| self.nodes[f.node as usize].kind();
-        let object = match self.stack.as_slice() {
-            [root, _] => root,
-            [root, items, item, _] => {
+        let object = match (part, self.stack.as_slice()) {
+            (Part::Whole, [root, _]) => root,
+            // A part of the items of a `…List`: its root is their sequence.
+            (Part::Items, [root, item, _]) => {
+                if kind_of(root) != Kind::Seq {
+                    return false;
+                }
+                item
+            }
+            (Part::Whole, [root, items, item, _]) => {
                 // `items` is a sequence, the value of the root's key `items`.
                 let above = &self.pending[root.base..items.base];
                 if kind_of(root) != Kind::Map
@@ -1375,9 +1418,14 @@ impl<'t> Builder<'t> {
     /// is one is not known yet, as `kind` may come after `items`: nothing reads the
     /// `items` of any other kind's root either).
     fn unread_in_object(&self, base: usize) -> bool {
-        let Some(Prune { unread, items }) = self.prune else {
+        let Reading {
+            unread: Some(unread),
+            part,
+        } = self.reading
+        else {
             return false;
         };
+        let items = part == Part::Items;
         let depth = self.stack.len();
         let longest = unread.in_every_object.iter().map(|p| p.len()).max();
         // An object is at level 0 or 2: nothing deeper can be the value of a path.
@@ -1534,8 +1582,8 @@ impl<'t> Builder<'t> {
             return None;
         }
         // Before the tags are taken: a tagged node keeps its document whole.
-        let specs = match self.prune {
-            Some(Prune { unread, .. }) => self.droppable(unread),
+        let specs = match self.reading.unread {
+            Some(unread) => self.droppable(unread, self.reading.part),
             None => Vec::new(),
         };
         // A skipped inside is right only where it is dropped: otherwise (a key that may
@@ -1565,12 +1613,17 @@ impl<'t> Builder<'t> {
             .map(|n| (n.start, n.end))
             .collect();
         let values_dropped = !dropped.is_empty() || self.closed_dropped_nodes > 0;
-        let rare = (!self.duplicates.is_empty() || !self.tags.is_empty() || !dropped.is_empty())
+        let anchored = !self.anchors.is_empty() && self.reading.part != Part::Whole;
+        let rare = (!self.duplicates.is_empty()
+            || !self.tags.is_empty()
+            || !dropped.is_empty()
+            || anchored)
             .then(|| {
                 Box::new(Rare {
                     duplicates: self.duplicates.as_slice().into(),
                     tags: std::mem::take(&mut self.tags).into_boxed_slice(),
                     dropped,
+                    anchored,
                 })
             });
         // Nothing to take out when every dropped inside was skipped.
@@ -1663,15 +1716,26 @@ impl<'t> Builder<'t> {
     }
 
     /// The collections of the open document that `unread` drops, in document order: the
-    /// root's, or those of the items of a `…List`. None when the document has duplicate keys,
-    /// tags or anchors, whose node ids are reported or linked.
-    fn droppable(&self, unread: &Unread) -> Vec<NodeId> {
+    /// root's, or those of the items of a `…List` (of the root sequence, in a part of them:
+    /// [`Part`]). None when the document has duplicate keys, tags or anchors, whose node ids
+    /// are reported or linked.
+    fn droppable(&self, unread: &Unread, part: Part) -> Vec<NodeId> {
         if !self.duplicates.is_empty() || !self.tags.is_empty() || !self.anchors.is_empty() {
             return Vec::new();
         }
         let Some(root) = self.root else {
             return Vec::new();
         };
+        match part {
+            Part::Whole => {}
+            Part::Around => return Vec::new(),
+            Part::Items => {
+                return self
+                    .children_if(root, Kind::Seq)
+                    .filter_map(|item| self.unread_in(item, unread).0)
+                    .collect()
+            }
+        }
         match self.unread_in(root, unread) {
             (Some(value), _, _) => vec![value],
             (None, Some(kind), Some(items)) if kind.ends_with("List") => self
@@ -1850,10 +1914,7 @@ fn stream(
     unread: Option<&'static Unread>,
 ) -> (Vec<Document>, Vec<ParseError>) {
     use rayon::prelude::*;
-    let prune = unread.map(|unread| Prune {
-        unread,
-        items: false,
-    });
+    let reading = Reading::whole(unread);
     let cuts = chunk_starts(&text, CHUNK_BYTES);
     if cuts.len() <= 1 {
         // One large document: a dump of a cluster (`kubectl get -o yaml`) has its items parsed
@@ -1864,12 +1925,12 @@ fn stream(
                 return parsed;
             }
         }
-        return parse_range(file, &text, 0, text.len(), prune);
+        return parse_range(file, &text, 0, text.len(), reading);
     }
     let ranges = between(&cuts, text.len());
     let parts: Vec<(Vec<Document>, Vec<ParseError>)> = ranges
         .par_iter()
-        .map(|(start, end)| parse_range(file, &text, *start, *end, prune))
+        .map(|(start, end)| parse_range(file, &text, *start, *end, reading))
         .collect();
     // The first chunk's vector grows to the exact total (a large allocation grows in place,
     // without a second copy of every document alive at once).
@@ -1975,14 +2036,14 @@ fn find_marker(bytes: &[u8], from: usize) -> Option<usize> {
 /// parsing resumes at the next document. The documents hold `text` (shared).
 pub fn parse(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     let text: Arc<String> = text.into_shared();
-    parse_range(file, &text, 0, text.len(), None)
+    parse_range(file, &text, 0, text.len(), Reading::WHOLE)
 }
 
 /// Parses a YAML stream with granit-parser alone (no scanner of kubegap's own): the reference
 /// the scanner is compared with in tests, fuzzing and benchmarks. Same result as [`parse`].
 pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, Vec<ParseError>) {
     let text: Arc<String> = text.into_shared();
-    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None, None);
+    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None, Reading::WHOLE);
     (docs, errors)
 }
 
@@ -1991,7 +2052,16 @@ pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, V
 pub fn scanner_coverage(text: &str) -> fast::Coverage {
     let text: Arc<String> = Arc::new(text.to_string());
     let mut coverage = fast::Coverage::default();
-    if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage, None).is_none() {
+    if fast::parse(
+        FileId(0),
+        &text,
+        0,
+        text.len(),
+        &mut coverage,
+        Reading::WHOLE,
+    )
+    .is_none()
+    {
         coverage.whole = true;
     }
     coverage
@@ -2004,13 +2074,13 @@ fn parse_range(
     text: &Arc<String>,
     lo: usize,
     hi: usize,
-    prune: Option<Prune>,
+    reading: Reading,
 ) -> (Vec<Document>, Vec<ParseError>) {
     let mut coverage = fast::Coverage::default();
-    match fast::parse(file, text, lo, hi, &mut coverage, prune) {
+    match fast::parse(file, text, lo, hi, &mut coverage, reading) {
         Some(parsed) => parsed,
         None => {
-            let (docs, errors, _, _) = granit_range(file, text, lo, hi, 0, None, prune);
+            let (docs, errors, _, _) = granit_range(file, text, lo, hi, 0, None, reading);
             (docs, errors)
         }
     }
@@ -2027,7 +2097,7 @@ fn granit_range(
     hi: usize,
     index: u32,
     pending: Option<Span>,
-    prune: Option<Prune>,
+    reading: Reading,
 ) -> (Vec<Document>, Vec<ParseError>, Option<Span>, u32) {
     let first_index = index;
     let chunk = text.get(lo..hi).unwrap_or("");
@@ -2040,7 +2110,7 @@ fn granit_range(
     let mut parser = Parser::new_from_str_with_options(chunk, options);
     let mut docs = Vec::new();
     let mut errors = Vec::new();
-    let mut builder = Builder::new(file, text, prune);
+    let mut builder = Builder::new(file, text, reading);
     let mut pending_origin: Option<Span> = pending;
     let mut index = index;
     let mut last_error_at: Option<u32> = None;

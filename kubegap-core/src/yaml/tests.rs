@@ -182,7 +182,7 @@ fn parallel_chunks_equal_sequential_parse() {
     let mut par_errors = Vec::new();
     let shared: Arc<String> = Arc::new(text.clone());
     for (a, b) in ranges {
-        let (d, e) = parse_range(FileId(0), &shared, a, b, None);
+        let (d, e) = parse_range(FileId(0), &shared, a, b, Reading::WHOLE);
         par_docs.extend(d);
         par_errors.extend(e);
     }
@@ -399,7 +399,7 @@ fn a_node_keeps_its_kind_beside_any_argument() {
 #[test]
 fn a_document_with_more_nodes_than_ids_is_dropped_and_reported_by_its_start() {
     let text = Arc::new("a: [1, 2, 3]\n---\nb: 1\n".to_string());
-    let mut builder = Builder::new(FileId(0), &text, None);
+    let mut builder = Builder::new(FileId(0), &text, Reading::WHOLE);
     builder.max_nodes = 4;
     builder.begin(0, 0, None);
     builder.open_collection(Kind::Map, 0, 0, 0, None);
@@ -452,7 +452,7 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
     let text = Arc::new("a: \"b\\tc\"\nd: [e, f\n".to_string());
     {
         // A document left half-built, with an escaped value: as when a scanner gives up.
-        let mut builder = Builder::new(FileId(0), &text, None);
+        let mut builder = Builder::new(FileId(0), &text, Reading::WHOLE);
         builder.begin(0, 0, None);
         builder.open_collection(Kind::Map, 0, 0, 0, None);
         builder.scalar("a", Kind::Plain, 0, 1, 0, None);
@@ -461,7 +461,7 @@ fn a_builder_hands_its_buffers_to_the_next_one_empty() {
         builder.open_collection(Kind::Seq, 13, 13, 0, None);
         assert_eq!((builder.nodes.len(), builder.stack.len()), (5, 2));
     }
-    let builder = Builder::new(FileId(1), &text, None);
+    let builder = Builder::new(FileId(1), &text, Reading::WHOLE);
     // Reused: the next file does not grow them from nothing...
     assert!(builder.nodes.capacity() >= 5 && builder.pending.capacity() > 0);
     // ...and starts from nothing.
@@ -636,7 +636,7 @@ fn a_definition_whose_kind_comes_after_its_spec_loses_its_spec_all_the_same() {
 /// a file id of its own.
 pub(super) static SKIPS: std::sync::Mutex<Vec<FileId>> = std::sync::Mutex::new(Vec::new());
 
-fn skips_in(file: FileId) -> usize {
+pub(super) fn skips_in(file: FileId) -> usize {
     SKIPS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -667,11 +667,7 @@ fn the_inside_of_a_definitions_spec_is_skipped_as_it_is_read() {
     );
     let at = |needle: &str| u32::try_from(text.find(needle).unwrap()).unwrap();
     let u32_of = |n: usize| u32::try_from(n).unwrap();
-    let prune = Prune {
-        unread: &SPEC_ONLY,
-        items: false,
-    };
-    let mut builder = Builder::new(FileId(0), &text, Some(prune));
+    let mut builder = Builder::new(FileId(0), &text, Reading::whole(Some(&SPEC_ONLY)));
     builder.may_skip = true;
     builder.begin(0, 0, None);
     builder.open_collection(Kind::Map, 0, 0, 0, None);
