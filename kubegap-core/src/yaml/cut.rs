@@ -9,6 +9,10 @@
 //! as written ([`crate::SourceFile::set_holes`]). What is reported does not change: no node
 //! and no error is inside a cut, and the first and last [`MARGIN`] lines of each value stay,
 //! so that the lines shown around a finding (one before and one after) are never cut.
+//! A text is cut only where what is cut is worth the copy of the rest ([`CUT_SHARE`]): a
+//! 41 MB dump of a cluster with one definition among its 16,000 objects was copied whole to
+//! cut that definition's spec out, its peak 99 MiB instead of the 84 of the same dump
+//! without the definition.
 
 use std::sync::Arc;
 
@@ -22,6 +26,10 @@ const MARGIN: usize = 3;
 /// A value's inside is cut only when it spans more lines than this: the cut must be worth
 /// the copy of the rest of the text.
 const MIN_LINES: usize = 64;
+
+/// The text is cut only when the cuts are at least this fraction of it (1 / `CUT_SHARE`): the
+/// rest is copied, and the copy is beside the text until the text is freed.
+const CUT_SHARE: usize = 8;
 
 /// Cuts the lines inside the values the documents of `file` left out (see
 /// [`Document::spec_dropped`]) out of `text`, the file's text, which `docs` share; `errors`
@@ -99,10 +107,10 @@ pub fn cut_unread(
             cuts.push((from, to, lines));
         }
     }
-    if cuts.is_empty() {
+    let cut_bytes: usize = cuts.iter().map(|(from, to, _)| to - from).sum();
+    if cuts.is_empty() || cut_bytes < text.len() / CUT_SHARE {
         return None;
     }
-    let cut_bytes: usize = cuts.iter().map(|(from, to, _)| to - from).sum();
     let mut kept = String::with_capacity(text.len() - cut_bytes);
     let mut at = 0;
     let mut holes = Vec::with_capacity(cuts.len());
@@ -279,6 +287,36 @@ mod tests {
             assert_eq!(cut_lines, lines_cut);
             assert!(lines_cut > 2 * (60 + 50) - 4 * MARGIN - 4, "{lines_cut}");
         }
+    }
+
+    /// A text whose cuts would be under an eighth of it is kept whole: a dump of a cluster
+    /// with one definition among thousands of objects is not copied for its spec.
+    #[test]
+    fn a_large_text_with_little_to_cut_is_kept() {
+        let definition = crd("d.example.com", 100, "");
+        let service =
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  ports: [{port: 80}]\n";
+        let cut_with = |services: usize| {
+            let text = Arc::new(
+                std::iter::once(definition.as_str())
+                    .chain(std::iter::repeat_n(service, services))
+                    .collect::<Vec<_>>()
+                    .join("---\n"),
+            );
+            let (mut docs, mut errors) =
+                super::super::parse_stream_without(FileId(0), &text, &crate::k8s::UNREAD_BY_RULES);
+            assert!(docs[0].spec_dropped());
+            let cut = cut_unread(FileId(0), &text, &mut docs, &mut errors);
+            cut.map(|(kept, _)| text.len() - kept.len())
+        };
+        // The spec's lines but the margins are cut (3,911 bytes): the text is cut with six
+        // times as many bytes of services beside the definition, not with eight.
+        let cut = cut_with(10).expect("a spec worth cutting");
+        let each = service.len() + 4;
+        let beside = |bytes: usize| bytes.div_ceil(each);
+        assert!(cut > 3_000, "{cut}");
+        assert!(cut_with(beside(6 * cut)).is_some());
+        assert!(cut_with(beside(8 * cut)).is_none());
     }
 
     /// A value with a suppression comment inside keeps its text (the comment is found in the
