@@ -94,6 +94,10 @@ done
 # What `kubectl get deploy,svc,ingress,hpa -A -o yaml` prints of a cluster of 4,000 apps: one
 # `List` of 16,000 objects with their `status` and `managedFields` (40.7 MB).
 [ -s "$in/kubectl-4000.yaml" ] || python3 scripts/gen_shapes.py kubectl-dump 4000 > "$in/kubectl-4000.yaml"
+# The same with one CustomResourceDefinition among them (a dump of every resource has some):
+# parsed on one thread until the twenty-sixth round.
+[ -s "$in/kubectl-4000-definition.yaml" ] ||
+  python3 scripts/gen_shapes.py kubectl-dump 4000 definition > "$in/kubectl-4000-definition.yaml"
 # A pull request's rendering: the 8x stream with one Deployment's replicas changed (for
 # `kubegap diff`); the stream's own baseline (for `--baseline`).
 [ -s "$in/stream-8x-changed.yaml" ] ||
@@ -181,6 +185,8 @@ solo "haproxy.cfg 300k lines" "$lint $in/haproxy-300k.cfg"
 solo "haproxy.cfg 1M lines" "$lint $in/haproxy-1m.cfg"
 solo "kubectl get -o yaml of 16,000 objects, 1 thread" "$lint --threads 1 $in/kubectl-4000.yaml"
 solo "kubectl get -o yaml of 16,000 objects, 2 threads" "$lint --threads 2 $in/kubectl-4000.yaml"
+solo "the same and one definition, 1 thread" "$lint --threads 1 $in/kubectl-4000-definition.yaml"
+solo "the same and one definition, 2 threads" "$lint --threads 2 $in/kubectl-4000-definition.yaml"
 solo "one small file" "$bin lint testdata/cli/clean.yaml" 5
 solo "kubegap rules" "$bin rules" 5
 # The other paths users run: the SARIF report GitHub code scanning uploads, JUnit for GitLab

@@ -14,10 +14,13 @@
                                      LoadBalancer Service and a PDB in service.yaml, and an
                                      Ingress in ingress.yaml (every selector matches every
                                      app's pods; the nearest are the directory's)
-  gen_shapes.py kubectl-dump N       `kubectl get deploy,svc,ingress,hpa -A -o yaml` of N apps
+  gen_shapes.py kubectl-dump N [definition]
+                                     `kubectl get deploy,svc,ingress,hpa -A -o yaml` of N apps
                                      on stdout: one `List`, every object as the API server
                                      returns it (defaults filled in, `managedFields`, the
-                                     last-applied annotation, `status`)
+                                     last-applied annotation, `status`); with `definition`,
+                                     one CustomResourceDefinition first among them (as a
+                                     dump of every resource has)
   gen_shapes.py definitions N        `kubectl get crd -o yaml` of N small definitions on stdout:
                                      one `List` whose every item's spec the parser skips
   gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
@@ -264,12 +267,39 @@ spec:
 """, service("web", f"web{i}", load_balancer=False), ingress("web", f"app{i}.example.com", "web"))
 
 
-def kubectl_dump(n):
+def kubectl_dump(n, definition=False):
     """As `kubectl get deploy,svc,ingress,hpa -A -o yaml` prints them (kubectl 1.30 against a
     1.30 API server): items not indented under `items:`, every default written out, two field
-    managers per object (client-side apply, then the controller's status updates)."""
+    managers per object (client-side apply, then the controller's status updates). With
+    `definition`, a CustomResourceDefinition of 100 fields (about 520 lines) comes first."""
     out = sys.stdout
     out.write("apiVersion: v1\nitems:\n")
+    if definition:
+        out.write(
+            "- apiVersion: apiextensions.k8s.io/v1\n"
+            "  kind: CustomResourceDefinition\n"
+            "  metadata:\n    name: widgets.example.com\n"
+            "  spec:\n    group: example.com\n"
+            "    names:\n      kind: Widget\n      listKind: WidgetList\n"
+            "      plural: widgets\n      singular: widget\n"
+            "    scope: Namespaced\n    versions:\n    - name: v1\n"
+            "      schema:\n        openAPIV3Schema:\n          properties:\n"
+            "            spec:\n              properties:\n"
+        )
+        for i in range(100):
+            out.write(
+                f"                field{i}:\n"
+                f"                  description: Field {i} of the widget, as its controller reads it.\n"
+                "                  maxLength: 253\n"
+                "                  pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n"
+                "                  type: string\n"
+            )
+        out.write(
+            "              type: object\n          type: object\n"
+            "      served: true\n      storage: true\n"
+            "  status:\n    acceptedNames:\n      kind: Widget\n      plural: widgets\n"
+            "    storedVersions:\n    - v1\n"
+        )
 
     def item(text):
         lines = text.strip("\n").split("\n")
@@ -650,7 +680,7 @@ def main():
     elif cmd == "same-labels":
         same_labels(sys.argv[2], int(sys.argv[3]))
     elif cmd == "kubectl-dump":
-        kubectl_dump(int(sys.argv[2]))
+        kubectl_dump(int(sys.argv[2]), sys.argv[3:] == ["definition"])
     elif cmd == "definitions":
         definitions(int(sys.argv[2]))
     elif cmd == "same-names":
