@@ -1,7 +1,7 @@
 //! Source files, byte spans, and the one place where byte offsets become lines and columns.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Index of a file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -93,21 +93,41 @@ pub struct SourceFile {
     pub text: Arc<String>,
     /// The kind of configuration.
     pub kind: FileKind,
-    /// The start of every [`LINE_STRIDE`]-th line (the others are found from the nearest one
-    /// before them): 1/32 of a full index, which is 7 MB for a 51 MB stream.
-    line_samples: Box<[u32]>,
-    /// Number of lines of `text`.
-    lines: usize,
-    /// Whether `text` has no `\r`, so that every line end is a `\n` (nearly every file): the
-    /// lines between two samples are then counted a vector at a time instead of searched one
-    /// by one.
-    lf_only: bool,
+    /// The line index of `text`, made by the first line lookup: most files are never asked
+    /// for a line (no finding, no suppression marker, nothing cut), and a file whose text is
+    /// cut ([`SourceFile::set_holes`]) was indexed whole, then again as kept.
+    index: OnceLock<LineIndex>,
     /// Runs of whole lines cut out of the text once it was parsed, because only what no rule
     /// reads was written there (the inside of a CustomResourceDefinition's `spec`, see
     /// [`crate::yaml::cut_unread`]); in text order. Offsets are those of the text as kept;
     /// line numbers count the lines cut, so they are those of the file. Empty for nearly every
     /// file.
     holes: Box<[Hole]>,
+}
+
+/// Where the lines of a text start.
+#[derive(Clone, Debug)]
+struct LineIndex {
+    /// The start of every [`LINE_STRIDE`]-th line (the others are found from the nearest one
+    /// before them): 1/32 of a full index, which is 7 MB for a 51 MB stream.
+    samples: Box<[u32]>,
+    /// Number of lines of the text.
+    lines: usize,
+    /// Whether the text has no `\r`, so that every line end is a `\n` (nearly every file): the
+    /// lines between two samples are then counted a vector at a time instead of searched one
+    /// by one.
+    lf_only: bool,
+}
+
+impl LineIndex {
+    fn of(text: &str) -> LineIndex {
+        let (samples, lines, lf_only) = sample_lines(text.as_bytes());
+        LineIndex {
+            samples,
+            lines,
+            lf_only,
+        }
+    }
 }
 
 /// Whole lines cut out of a [`SourceFile`]'s text.
@@ -279,7 +299,6 @@ impl SourceFile {
         text: String,
         kind: FileKind,
     ) -> SourceFile {
-        let (line_samples, lines, lf_only) = sample_lines(text.as_bytes());
         // A stream read to its end has up to twice its size in capacity (kept for the whole
         // run): give back what it does not use (in place for a large one).
         let mut text = text;
@@ -291,10 +310,7 @@ impl SourceFile {
             // a 51 MB stream, on one thread).
             text: Arc::new(text),
             kind,
-            // Kept for the whole run: no spare capacity.
-            line_samples,
-            lines,
-            lf_only,
+            index: OnceLock::new(),
             holes: Box::default(),
         }
     }
@@ -302,11 +318,8 @@ impl SourceFile {
     /// Gives this file `text` instead of its text: the same text with the lines `holes` says
     /// were cut out (their `line` is set here). Line numbers stay those of the file as written.
     pub fn set_holes(&mut self, text: Arc<String>, mut holes: Vec<Hole>) {
-        let (line_samples, lines, lf_only) = sample_lines(text.as_bytes());
         self.text = text;
-        self.line_samples = line_samples;
-        self.lines = lines;
-        self.lf_only = lf_only;
+        self.index = OnceLock::new();
         self.holes = Box::default();
         let mut before = 0u32;
         for hole in &mut holes {
@@ -354,7 +367,12 @@ impl SourceFile {
     /// Number of lines (a file without a line break has one; a final line break starts an
     /// empty last line).
     pub fn line_count(&self) -> usize {
-        self.lines + self.lines_cut_by(self.holes.len())
+        self.index().lines + self.lines_cut_by(self.holes.len())
+    }
+
+    /// The line index of the text (as kept), made on first use.
+    fn index(&self) -> &LineIndex {
+        self.index.get_or_init(|| LineIndex::of(&self.text))
     }
 
     /// The byte offset at which the 0-based line `line` starts, `None` past the last line (a
@@ -368,16 +386,17 @@ impl SourceFile {
 
     /// [`SourceFile::line_start`] of a line of the text as kept.
     fn kept_line_start(&self, line: usize) -> Option<u32> {
-        if line >= self.lines {
+        let index = self.index();
+        if line >= index.lines {
             return None;
         }
-        let sample = *self.line_samples.get(line / LINE_STRIDE)?;
+        let sample = *index.samples.get(line / LINE_STRIDE)?;
         let skip = line % LINE_STRIDE;
         if skip == 0 {
             return Some(sample);
         }
         let bytes = self.text.as_bytes().get(sample as usize..)?;
-        let start = if self.lf_only {
+        let start = if index.lf_only {
             nth_newline_end(bytes, skip)?
         } else {
             line_ends(bytes).nth(skip - 1)?
@@ -402,7 +421,7 @@ impl SourceFile {
             .as_bytes()
             .get(start..)
             .and_then(|rest| {
-                if self.lf_only {
+                if self.index().lf_only {
                     memchr::memchr(b'\n', rest).map(|i| i + 1)
                 } else {
                     line_ends(rest).next()
@@ -419,22 +438,23 @@ impl SourceFile {
 
     /// [`SourceFile::line_index`] in the text as kept.
     fn kept_line_index(&self, offset: u32) -> usize {
-        let j = self
-            .line_samples
+        let index = self.index();
+        let j = index
+            .samples
             .partition_point(|s| *s <= offset)
             .saturating_sub(1);
-        let from = self.line_samples.get(j).copied().unwrap_or(0) as usize;
+        let from = index.samples.get(j).copied().unwrap_or(0) as usize;
         let to = (offset as usize).min(self.text.len());
         // Line breaks before `offset`: a CR right before `offset` whose LF is at `offset` is
         // not a break yet, exactly as with a full list of line starts.
         let breaks = if from > to {
             0
-        } else if self.lf_only {
+        } else if index.lf_only {
             count_newlines(&self.text.as_bytes()[from..to])
         } else {
             line_ends_in(self.text.as_bytes(), from, to).count()
         };
-        (j * LINE_STRIDE + breaks).min(self.lines - 1)
+        (j * LINE_STRIDE + breaks).min(index.lines - 1)
     }
 
     /// 1-based line and character column of a byte offset (clamped to the text).
@@ -540,6 +560,15 @@ impl SourceMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_is_indexed_when_a_line_is_first_asked_for() {
+        let f = SourceFile::new("t", None, "a: 1\nb: 2\n".into(), FileKind::Yaml);
+        assert!(f.index.get().is_none());
+        assert_eq!(f.line_col(5), LineCol { line: 2, column: 1 });
+        assert!(f.index.get().is_some());
+        assert_eq!(f.line_count(), 3);
+    }
 
     #[test]
     fn columns_count_characters() {
@@ -707,7 +736,11 @@ mod tests {
                 .map(|l| l.len() as u32 + 1)
                 .sum::<u32>()
         };
-        let mut f = SourceFile::new("t", None, String::new(), FileKind::Yaml);
+        // The file as written first, asked for a line (so indexed) before its text is cut:
+        // the cut text is indexed again, not looked up in the index of the text as written.
+        let mut f = SourceFile::new("t", None, written.join("\n") + "\n", FileKind::Yaml);
+        // (The line break at the end starts an empty last line.)
+        assert_eq!(f.line_count(), written.len() + 1);
         let holes = vec![
             Hole {
                 at: at(2),
@@ -723,6 +756,7 @@ mod tests {
             },
         ];
         f.set_holes(Arc::new(text.clone()), holes);
+        assert_eq!(f.line_count(), written.len() + 1);
         for (k, line) in kept.iter().enumerate() {
             let number = written.iter().position(|w| w == line).unwrap() as u32 + 1;
             for (c, (byte, _)) in line.char_indices().enumerate() {
