@@ -176,7 +176,7 @@ fn newlines(piece: &[u8]) -> u8 {
 }
 
 /// The `\n`s of `bytes`, counted 64 bytes at a time.
-fn count_newlines(bytes: &[u8]) -> usize {
+pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
     bytes
         .chunks(64)
         .map(|piece| usize::from(newlines(piece)))
@@ -186,7 +186,7 @@ fn count_newlines(bytes: &[u8]) -> usize {
 /// Where the `n`-th `\n` of `bytes` ends (from 1), for a text whose line ends are all `\n`:
 /// whole 64-byte pieces are counted, and only the piece holding it is read byte by byte (a
 /// search per line costs more on lines of a few dozen bytes).
-fn nth_newline_end(bytes: &[u8], n: usize) -> Option<usize> {
+pub(crate) fn nth_newline_end(bytes: &[u8], n: usize) -> Option<usize> {
     let mut need = n;
     let mut at = 0;
     for piece in bytes.chunks(64) {
