@@ -372,7 +372,15 @@ impl SourceFile {
 
     /// The line index of the text (as kept), made on first use.
     fn index(&self) -> &LineIndex {
-        self.index.get_or_init(|| LineIndex::of(&self.text))
+        if let Some(index) = self.index.get() {
+            return index;
+        }
+        // Made outside the cell's initialisation: a text over `LINE_BLOCK` is indexed by rayon
+        // tasks, and a thread waiting for one of them may run another task that asks this
+        // file for a line, which would then wait on its own initialisation. Two threads may
+        // both index the text; the first one's index is kept (the same either way).
+        let index = LineIndex::of(&self.text);
+        self.index.get_or_init(|| index)
     }
 
     /// The byte offset at which the 0-based line `line` starts, `None` past the last line (a
