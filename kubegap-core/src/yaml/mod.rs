@@ -942,6 +942,11 @@ impl Reading {
             part: Part::Whole,
         }
     }
+
+    /// What is left out and the part read, when something is.
+    fn pruned(self) -> Option<(&'static Unread, Part)> {
+        self.unread.map(|unread| (unread, self.part))
+    }
 }
 
 /// What range of a text a builder reads.
@@ -1243,11 +1248,7 @@ impl<'t> Builder<'t> {
     /// [`Builder::close`] finds them ([`Builder::close_skipped`]); where the skip fails
     /// ([`Builder::skip_failed`]), the document is read whole by granit-parser.
     fn skips(&self, id: NodeId) -> bool {
-        let Reading {
-            unread: Some(unread),
-            part,
-        } = self.reading
-        else {
+        let Some((unread, part)) = self.reading.pruned() else {
             return false;
         };
         if !self.may_skip {
@@ -1418,11 +1419,7 @@ impl<'t> Builder<'t> {
     /// is one is not known yet, as `kind` may come after `items`: nothing reads the
     /// `items` of any other kind's root either).
     fn unread_in_object(&self, base: usize) -> bool {
-        let Reading {
-            unread: Some(unread),
-            part,
-        } = self.reading
-        else {
+        let Some((unread, part)) = self.reading.pruned() else {
             return false;
         };
         let items = part == Part::Items;
@@ -1582,8 +1579,8 @@ impl<'t> Builder<'t> {
             return None;
         }
         // Before the tags are taken: a tagged node keeps its document whole.
-        let specs = match self.reading.unread {
-            Some(unread) => self.droppable(unread, self.reading.part),
+        let specs = match self.reading.pruned() {
+            Some((unread, part)) => self.droppable(unread, part),
             None => Vec::new(),
         };
         // A skipped inside is right only where it is dropped: otherwise (a key that may
