@@ -67,6 +67,9 @@ pub struct Coverage {
     pub fallback: usize,
     /// Whether the whole range went to granit-parser.
     pub whole: bool,
+    /// Documents read by kubegap's scanner with a collection's inside skipped as it was read
+    /// (a definition's `spec`, where what the rules do not read is left out).
+    pub skipped: usize,
 }
 
 struct Fast<'a, 't> {
@@ -180,11 +183,13 @@ pub(super) fn parse(
         first = false;
         f.builder.begin(index, u32_of(doc_start), f.pending.take());
         index += 1;
+        let skipped_before = f.builder.skipped_documents;
         match f.document(doc_start, marker, at) {
             // A document too large for the tree: granit-parser's pass reports it.
             Ok(_) if f.builder.dropped_too_large.is_some() => return None,
             Ok((next, doc)) => {
                 coverage.fast += 1;
+                coverage.skipped += f.builder.skipped_documents - skipped_before;
                 super::push_document(&mut docs, doc);
                 p = next;
                 seg = next;

@@ -848,6 +848,9 @@ struct Builder<'t> {
     /// order (one never inside another): found by binary search ([`Builder::skipped_inside`]),
     /// as a `List` may hold tens of thousands.
     skipped: Vec<(NodeId, bool)>,
+    /// Documents finished with a collection's inside skipped (counted for
+    /// [`scanner_coverage_without`]).
+    skipped_documents: usize,
     /// Whether what was skipped must be read after all (a key that may repeat one, or the
     /// document's spec not dropped at its end): [`Builder::finish`] gives no document, and
     /// the scanner gives the document to granit-parser.
@@ -1094,6 +1097,7 @@ impl<'t> Builder<'t> {
             skip_keys: Vec::new(),
             skipped_nodes: 0,
             skipped: Vec::new(),
+            skipped_documents: 0,
             skip_failed: false,
         }
     }
@@ -1655,6 +1659,7 @@ impl<'t> Builder<'t> {
             rare,
             spec_dropped: values_dropped,
         };
+        self.skipped_documents += usize::from(!self.skipped.is_empty());
         self.abort();
         Some(doc)
     }
@@ -2044,21 +2049,37 @@ pub fn parse_reference(file: FileId, text: impl SharedText) -> (Vec<Document>, V
     (docs, errors)
 }
 
+/// [`parse_reference`] without what `unread` leaves out: granit-parser alone, every node built
+/// and what is left out dropped as it closes, where kubegap's scanner skips a definition's
+/// `spec` as it reads it ([`Builder::skips`]). Same result as [`parse_stream_without`]; the
+/// reference the skip is compared with in tests and fuzzing.
+pub fn parse_reference_without(
+    file: FileId,
+    text: impl SharedText,
+    unread: &'static Unread,
+) -> (Vec<Document>, Vec<ParseError>) {
+    let text: Arc<String> = text.into_shared();
+    let reading = Reading::whole(Some(unread));
+    let (docs, errors, _, _) = granit_range(file, &text, 0, text.len(), 0, None, reading);
+    (docs, errors)
+}
+
 /// How many documents of `text` kubegap's scanner reads itself and how many it leaves to
 /// granit-parser (for tests and benchmarks; [`parse`] does the same work).
 pub fn scanner_coverage(text: &str) -> fast::Coverage {
+    coverage_of(text, Reading::WHOLE)
+}
+
+/// [`scanner_coverage`] without what `unread` leaves out, as [`parse_stream_without`] reads
+/// a text of one chunk: also how many documents had a definition's `spec` skipped.
+pub fn scanner_coverage_without(text: &str, unread: &'static Unread) -> fast::Coverage {
+    coverage_of(text, Reading::whole(Some(unread)))
+}
+
+fn coverage_of(text: &str, reading: Reading) -> fast::Coverage {
     let text: Arc<String> = Arc::new(text.to_string());
     let mut coverage = fast::Coverage::default();
-    if fast::parse(
-        FileId(0),
-        &text,
-        0,
-        text.len(),
-        &mut coverage,
-        Reading::WHOLE,
-    )
-    .is_none()
-    {
+    if fast::parse(FileId(0), &text, 0, text.len(), &mut coverage, reading).is_none() {
         coverage.whole = true;
     }
     coverage
