@@ -258,10 +258,16 @@ fn join(mut docs: Vec<Document>, unread: Option<&Unread>) -> Option<Document> {
         value_ends.extend_from_slice(doc.value_ends.get(..place.values)?);
         if i == 0 {
             // The whole text's `items` sequence is indentless: it starts at its first item,
-            // where a part's starts at its dash.
+            // where a part's starts at its dash. Only where the item is right after its
+            // `- `, as kubectl prints it: after a comment (`- # c` then the item below),
+            // granit-parser starts the whole text's sequence at the comment's line break.
             let first = docs.get(1)?;
             let mut items = *first.nodes.first()?;
-            items.start = first.nodes.get(1)?.start;
+            let item = first.nodes.get(1)?.start;
+            if item != items.start + 2 {
+                return None;
+            }
+            items.start = item;
             nodes.push(items);
         }
     }
@@ -487,7 +493,11 @@ mod tests {
             list(HEAD, &["- a\n", "...\n"], TAIL),
             list(HEAD, &["- a\n", "---\n"], TAIL),
             list(HEAD, &["- a\n", "%YAML 1.2\n---\n"], TAIL),
-            // Items not as kubectl prints them: indented, after a blank line, or last.
+            // Items not as kubectl prints them: indented, after a blank line, or last; the
+            // first below its dash (after a comment, a blank or more spaces).
+            list(HEAD, &["- # c\n  a: 1\n", "- b\n"], TAIL),
+            list(HEAD, &["- \n  a: 1\n", "- b\n"], TAIL),
+            list(HEAD, &["-   a: 1\n", "- b\n"], TAIL),
             "apiVersion: v1\nitems:\n  - a\n  - b\nkind: List\n".to_string(),
             "apiVersion: v1\nitems:\n\n- a\nkind: List\n".to_string(),
             "apiVersion: v1\nkind: List\nitems:\n- a\n- b\n".to_string(),
