@@ -263,6 +263,34 @@ impl<'t> Fast<'_, 't> {
         }
     }
 
+    /// The first byte at or after `q` that is not a space, or the end of the range: the end of
+    /// a line's indentation. Eight bytes at a time: a definition's schema is indented 10 to 30
+    /// spaces a line, and its indentations were counted a byte at a time (9 % of a k8s+helm
+    /// run's instructions). The spaces after a key or a value, most often one or none, are
+    /// still counted a byte at a time, which is faster there.
+    #[inline]
+    fn spaces_end(&self, mut q: usize) -> usize {
+        const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+        if self.at(q) != Some(b' ') {
+            return q;
+        }
+        while let Some(word) = self
+            .b
+            .get(q..q + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        {
+            let other = u64::from_le_bytes(word) ^ SPACES;
+            if other != 0 {
+                return q + (other.trailing_zeros() / 8) as usize;
+            }
+            q += 8;
+        }
+        while self.at(q) == Some(b' ') {
+            q += 1;
+        }
+        q
+    }
+
     /// The `\n` ending the line of `p`, or the end of the range.
     fn line_end(&self, p: usize) -> usize {
         match memchr::memchr(b'\n', self.b.get(p..self.hi).unwrap_or(&[])) {
@@ -277,10 +305,7 @@ impl<'t> Fast<'_, 't> {
             if p >= self.hi {
                 return Ok(At::End);
             }
-            let mut q = p;
-            while self.at(q) == Some(b' ') {
-                q += 1;
-            }
+            let q = self.spaces_end(p);
             match self.at(q) {
                 None => return Ok(At::End),
                 Some(b'\n') => p = q + 1,
@@ -833,10 +858,7 @@ impl<'t> Fast<'_, 't> {
     fn skip_blank_lines(&self, mut line: usize) -> R<(Option<(usize, usize)>, usize)> {
         let mut blanks = 0;
         loop {
-            let mut c = line;
-            while self.at(c) == Some(b' ') {
-                c += 1;
-            }
+            let c = self.spaces_end(line);
             match self.at(c) {
                 Some(b'\n') => {
                     blanks += 1;
@@ -876,10 +898,7 @@ impl<'t> Fast<'_, 't> {
             if line >= self.hi {
                 return Err(Bail(line!()));
             }
-            let mut q = line;
-            while self.at(q) == Some(b' ') {
-                q += 1;
-            }
+            let q = self.spaces_end(line);
             match self.at(q) {
                 Some(b'\n') => {
                     leading_blank_max = leading_blank_max.max(q - line);
@@ -907,10 +926,7 @@ impl<'t> Fast<'_, 't> {
             if line >= self.hi {
                 break None;
             }
-            let mut q = line;
-            while self.at(q) == Some(b' ') && q - line < indent {
-                q += 1;
-            }
+            let q = self.spaces_end(line).min(line + indent);
             let spaces = q - line;
             match self.at(q) {
                 None => break None,
@@ -1141,10 +1157,7 @@ impl<'t> Fast<'_, 't> {
                 Some(b' ') => i += 1,
                 Some(b'\n') => {
                     let line = i + 1;
-                    let mut q = line;
-                    while self.at(q) == Some(b' ') {
-                        q += 1;
-                    }
+                    let q = self.spaces_end(line);
                     match self.at(q) {
                         Some(b'\n') => {}
                         Some(b'#') => {}
@@ -1183,10 +1196,7 @@ enum Chomp {
 /// lines), given its indentation.
 fn first_content(f: &Fast<'_, '_>, mut line: usize, indent: usize) -> usize {
     loop {
-        let mut q = line;
-        while f.at(q) == Some(b' ') {
-            q += 1;
-        }
+        let q = f.spaces_end(line);
         if f.at(q) == Some(b'\n') {
             line = q + 1;
         } else {
