@@ -244,6 +244,17 @@ fn u32_of(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// The bytes that neither stop a plain scalar's line nor end the scalar: all but `\n`, `\t`,
+/// ` ` and `:` (a `#` stops it only after a space, found at the space).
+static PLAIN_RUN: [bool; 256] = {
+    let mut run = [true; 256];
+    run[b'\n' as usize] = false;
+    run[b'\t' as usize] = false;
+    run[b' ' as usize] = false;
+    run[b':' as usize] = false;
+    run
+};
+
 fn is_blank_or_end(b: Option<&u8>) -> bool {
     matches!(b, None | Some(b' ' | b'\n'))
 }
@@ -289,6 +300,20 @@ impl<'t> Fast<'_, 't> {
             q += 1;
         }
         q
+    }
+
+    /// The first byte at or after `i` that may stop a plain scalar's line or end the scalar
+    /// (a line break, tab, space or colon), or the end of the range: a key's or a value's
+    /// ordinary bytes taken by one table lookup each.
+    #[inline]
+    fn plain_run(&self, mut i: usize) -> usize {
+        while let Some(&c) = self.b.get(i) {
+            if !PLAIN_RUN[usize::from(c)] {
+                break;
+            }
+            i += 1;
+        }
+        i
     }
 
     /// The `\n` ending the line of `p`, or the end of the range.
@@ -676,6 +701,7 @@ impl<'t> Fast<'_, 't> {
         }
         let mut i = p;
         loop {
+            i = self.plain_run(i);
             match self.at(i) {
                 None | Some(b'\n') => return Ok(None),
                 Some(b'\t') => return Err(Bail(line!())),
@@ -705,6 +731,10 @@ impl<'t> Fast<'_, 't> {
         let mut i = p;
         let mut end = p;
         loop {
+            let run = self.plain_run(i);
+            if run > i {
+                (i, end) = (run, run);
+            }
             match self.at(i) {
                 None | Some(b'\n') => return Ok(end),
                 Some(b'\t') => return Err(Bail(line!())),
