@@ -14,7 +14,10 @@
 //! an anchor (granit-parser starts an anchored collection at its anchor in the whole text and
 //! after it in a part), a tag or duplicate key (their ids would move), a comment, tab,
 //! directive or marker at column 0 among the items, a key repeated between the text above the
-//! items and below them, a text that could hold more nodes than a document may. (A `# Source:`
+//! items and below them, a text that could hold more nodes than a document may, a first item
+//! not right after its `- ` (granit-parser then starts the whole text's sequence elsewhere), a
+//! part ending in a block scalar with no content (spanned to the part's end in the part, at
+//! the next line in the whole text). (A `# Source:`
 //! origin can only be above the root, in the text above the items: a part starts at its dash,
 //! the text below them at its first key.)
 //!
@@ -27,7 +30,9 @@
 
 use std::sync::Arc;
 
-use super::{parse_range, Document, Kind, Node, Part, Rare, Reading, Unread, NONE_ARG};
+use super::{
+    parse_range, Document, Kind, Node, NodeId, NodeRef, Part, Rare, Reading, Unread, NONE_ARG,
+};
 use crate::finding::ParseError;
 use crate::source::FileId;
 
@@ -162,7 +167,17 @@ fn one_document(
         .as_ref()
         .is_none_or(|r| r.duplicates.is_empty() && r.tags.is_empty() && !r.anchored)
         && doc.nodes.first()?.arg() as usize == doc.nodes.len();
-    plain.then_some(doc)
+    // A block scalar with no content ending a part of the items (`- a: |` then the next
+    // item): granit-parser spans it from its indicator to the end of the part, and in the
+    // whole text as empty at the start of the next item's line.
+    let last = NodeRef {
+        doc: &doc,
+        id: NodeId::try_from(doc.nodes.len().checked_sub(1)?).ok()?,
+    };
+    let empty_block = reading.part == Part::Items
+        && matches!(doc.nodes.last()?.kind(), Kind::Literal | Kind::Folded)
+        && last.as_str().is_none_or(|v| v.trim_ascii().is_empty());
+    (plain && !empty_block).then_some(doc)
 }
 
 /// The document the whole text gives, from the documents of the text above the items (the
@@ -524,6 +539,37 @@ mod tests {
         let quoted = list(HEAD, &["- a: \"x\n- b\n  y\"\n", "- c\n"], TAIL);
         assert!(!parts_or_whole(&quoted, 1));
         parts_or_whole(&quoted, 1 << 20);
+    }
+
+    #[test]
+    fn an_empty_block_scalar_ending_a_part_is_read_whole() {
+        // In one part each (the first ones alone among the items too): read whole.
+        let empty = [
+            list(HEAD, &["- a: >+\n", "- b\n"], TAIL),
+            list(HEAD, &["- a: |\n", "- b\n"], TAIL),
+            list(HEAD, &["- a: |-\n\n", "- b\n"], TAIL),
+            list(HEAD, &["- a: |2+\n\n", "- b\n"], TAIL),
+            list(HEAD, &["- a: >\n\n  \n", "- b\n"], TAIL),
+            list(HEAD, &["- b\n", "- a:\n  - >+\n"], TAIL),
+            list(HEAD, &["- b\n", "- |\n"], TAIL),
+            // (Before a comment its span would be the same; read whole all the same.)
+            list(HEAD, &["- a: |\n  # c\n", "- b\n"], TAIL),
+        ];
+        for text in &empty {
+            assert!(!parts_or_whole(text, 1), "{text:?}");
+            assert!(!parts_or_whole(&text.replace('\n', "\r\n"), 1), "{text:?}");
+            // Followed by an item in its part, it reads as in the whole text.
+            parts_or_whole(text, 1 << 20);
+        }
+        // With content, or not a block scalar: read in parts.
+        let kept = [
+            list(HEAD, &["- a: |\n    x\n", "- b\n"], TAIL),
+            list(HEAD, &["- a: |+\n    x\n\n", "- b\n"], TAIL),
+            list(HEAD, &["- a: \"\"\n", "- b\n"], TAIL),
+        ];
+        for text in &kept {
+            assert!(parts_or_whole(text, 1), "{text:?}");
+        }
     }
 
     /// Definitions as kubectl prints them (`kind` before `spec`, whose inside the scanner
