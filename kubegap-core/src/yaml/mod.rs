@@ -518,6 +518,16 @@ impl<'a> NodeRef<'a> {
     /// Follows aliases (bounded). Returns `self` for non-aliases.
     #[inline]
     pub fn resolve(self) -> NodeRef<'a> {
+        // Nearly every node is not an alias: that test stays inline at every lookup, the loop
+        // does not.
+        if self.raw_kind() != Kind::Alias {
+            return self;
+        }
+        self.follow_aliases()
+    }
+
+    #[inline(never)]
+    fn follow_aliases(self) -> NodeRef<'a> {
         let mut cur = self;
         for _ in 0..ALIAS_HOPS {
             let n = cur.raw();
@@ -694,14 +704,32 @@ impl<'a> NodeRef<'a> {
         }
         *budget -= 1;
         let doc = self.doc;
-        let pairs = self.children(Kind::Map);
+        let map = self.resolve();
+        let nodes: &'a [Node] = &doc.nodes;
+        let m = nodes
+            .get(map.id as usize)
+            .filter(|m| m.kind() == Kind::Map)?;
+        // The pairs walked by hand (a hot loop: most lookups end within a few keys), as
+        // `Children::pairs` would: a child is one node, or a collection and its subtree.
+        let end = (m.arg() as usize).min(nodes.len());
+        let past = |i: usize, n: &Node| match n.kind() {
+            Kind::Seq | Kind::Map => (n.arg() as usize).max(i + 1),
+            _ => i + 1,
+        };
         // Most mappings have no merge key: look for the key first, then for merges only when
         // it is absent (the first explicit match wins either way, as merged keys never
         // override explicit ones).
         let mut has_merge = false;
         let text = doc.text.as_bytes();
-        for (id, value) in pairs.clone().pairs() {
-            let n = &doc.nodes[id as usize];
+        let mut i = map.id as usize + 1;
+        while i < end {
+            let n = &nodes[i];
+            let v = past(i, n);
+            let Some(value) = nodes.get(v).filter(|_| v < end) else {
+                break;
+            };
+            let (id, value_id) = (i as NodeId, v as NodeId);
+            i = past(v, value);
             let kind = n.kind();
             // A key read from its source slice (nearly all keys): compare lengths before bytes.
             if n.arg() == NONE_ARG
@@ -716,7 +744,7 @@ impl<'a> NodeRef<'a> {
                         .get(from..to)
                         .is_some_and(|k| same_bytes(k, key.as_bytes()))
                 {
-                    return Some((NodeRef { doc, id }, NodeRef { doc, id: value }));
+                    return Some((NodeRef { doc, id }, NodeRef { doc, id: value_id }));
                 }
                 if len == 2 && kind == Kind::Plain && text.get(from..to) == Some(b"<<") {
                     has_merge = true;
@@ -725,7 +753,7 @@ impl<'a> NodeRef<'a> {
             }
             let k = NodeRef { doc, id };
             match k.as_str() {
-                Some(s) if s == key => return Some((k, NodeRef { doc, id: value })),
+                Some(s) if s == key => return Some((k, NodeRef { doc, id: value_id })),
                 Some("<<") if k.is_plain() => has_merge = true,
                 _ => {}
             }
@@ -733,7 +761,7 @@ impl<'a> NodeRef<'a> {
         if !has_merge {
             return None;
         }
-        for (key_id, value) in pairs.pairs() {
+        for (key_id, value) in map.children(Kind::Map).pairs() {
             let k = NodeRef { doc, id: key_id };
             if k.as_str() != Some("<<") || !k.is_plain() {
                 continue;

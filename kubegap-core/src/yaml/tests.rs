@@ -96,6 +96,58 @@ fn merge_keys_and_aliases() {
 }
 
 #[test]
+fn a_lookup_steps_over_keys_and_values_that_are_collections() {
+    // `get` walks a mapping's pairs by hand: every key and value written as a collection
+    // (block or flow, as key or value, or an alias to one) must be skipped whole, so that
+    // what follows is still read as a key.
+    let text = "\
+m:
+  ? [a, b]
+  : {c: 1}
+  ? {d: {e: 2}}
+  : - f
+    - g: [h]
+  list: [1, [2, 3]]
+  alias: &x {a: 1, b: [1]}
+  back: *x
+  ? *x
+  : key-alias
+  'quoted': 4
+  \"esc\\x61ped\": 5
+  <<: {merged: 6}
+  last: 7
+";
+    let (docs, errors) = parse_str(text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let m = docs[0].root().unwrap().get("m").unwrap();
+    for (key, value) in [
+        ("list", "[1, [2, 3]]"),
+        ("alias", "{a: 1, b: [1]}"),
+        ("back", "*x"),
+        ("quoted", "4"),
+        ("escaped", "5"),
+        ("merged", "6"),
+        ("last", "7"),
+    ] {
+        let found = m.get(key).unwrap_or_else(|| panic!("{key} not found"));
+        assert_eq!(slice(text, found.span()), value, "{key}");
+    }
+    for absent in ["a", "b", "c", "d", "e", "f", "g", "h", "1", "key-alias"] {
+        assert!(m.get(absent).is_none(), "{absent} found");
+    }
+    // `entries` agrees with `get`: the keys read as text, the merged ones last.
+    let keys: Vec<String> = m
+        .entries()
+        .iter()
+        .filter_map(|(k, _)| k.as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        keys,
+        ["list", "alias", "back", "quoted", "escaped", "last", "merged"]
+    );
+}
+
+#[test]
 fn helm_source_comments_become_origins() {
     let text = "---\n# Source: chart/templates/a.yaml\na: 1\n---\n# Source: chart/templates/b.yaml\nb: 2\n";
     let (docs, _) = parse_str(text);
