@@ -7,6 +7,9 @@
 //!
 //! The coverage tests make sure the scanner really reads what it was built for, so that a
 //! scanner that gave every document up (and so always agreed) would fail here.
+//!
+//! On the same files, a key lookup in the trees (`NodeRef::get_entry`, a hand-written walk over
+//! a mapping's pairs) is compared with the mapping's entries (`NodeRef::entries`).
 
 use std::path::{Path, PathBuf};
 
@@ -340,4 +343,70 @@ fn scanner_values() {
             other => panic!("{text:?}: {other:?}"),
         }
     }
+}
+
+/// Every lookup of a key in every mapping of `text` (each of its keys, those merged into it
+/// and one it has not) finds what the mapping's entries list: `NodeRef::get_entry` walks a
+/// mapping's pairs by hand, `NodeRef::entries` through its children. The number of lookups.
+fn lookups_agree_with_entries(name: &str, text: &str) -> usize {
+    let (docs, _) = parse(FileId(0), text);
+    let mut lookups = 0;
+    for doc in &docs {
+        let mut stack: Vec<_> = doc.root().into_iter().collect();
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                NodeKind::Map(_) => {
+                    let entries = node.entries();
+                    let mut keys: Vec<&str> =
+                        entries.iter().filter_map(|(k, _)| k.as_str()).collect();
+                    keys.push("no such key");
+                    for key in keys.into_iter().filter(|k| *k != "<<") {
+                        let spans = |(k, v): (
+                            kubegap_core::yaml::NodeRef<'_>,
+                            kubegap_core::yaml::NodeRef<'_>,
+                        )| (k.span(), v.span());
+                        let expected = entries
+                            .iter()
+                            .find(|(k, _)| k.as_str() == Some(key))
+                            .copied()
+                            .map(spans);
+                        assert_eq!(node.get_entry(key).map(spans), expected, "{name}: {key}");
+                        lookups += 1;
+                    }
+                    for (k, v) in node.own_entries() {
+                        stack.extend([k, v]);
+                    }
+                }
+                NodeKind::Seq(_) => stack.extend(node.items()),
+                _ => {}
+            }
+        }
+    }
+    lookups
+}
+
+#[test]
+fn every_lookup_agrees_with_the_entries_on_testdata_and_the_corpus() {
+    let mut files = Vec::new();
+    yaml_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata"),
+        &mut files,
+    );
+    let root = corpus();
+    if support::present(
+        &root.join("k8s"),
+        "every_lookup_agrees_with_the_entries_on_testdata_and_the_corpus",
+    ) {
+        yaml_files(&root.join("k8s"), &mut files);
+        yaml_files(&root.join("helm"), &mut files);
+    }
+    let mut lookups = 0;
+    for path in &files {
+        let bytes = std::fs::read(path).expect("readable");
+        lookups += lookups_agree_with_entries(
+            &path.display().to_string(),
+            &String::from_utf8_lossy(&bytes),
+        );
+    }
+    assert!(lookups > 10_000, "only {lookups} lookups");
 }
