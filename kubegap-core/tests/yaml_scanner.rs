@@ -127,6 +127,28 @@ const EDGE_CASES: &[&str] = &[
     "a: >\n  folded\n  text\n\n  para\n",
     "a: >-\n  folded\n    more indented\n  back\n",
     "a: |2\n   x\n",
+    // Indentation indicators (Istio's definitions write `description: |2-`): the indentation
+    // is the mapping's column plus the digit, content may be indented further, in either
+    // header order, nested, in a sequence, folded, kept, before a less indented key.
+    "a:\n  b: |2-\n      x\n    y\n\n  c: 1\n",
+    "a:\n  b: |-2\n    x\n  c: 1\n",
+    "a:\n  b: >2\n     x\n    y\n    z\n\n    w\n  c: 1\n",
+    "a:\n  b: |2+\n    x\n\n\n  c: 1\n",
+    "a:\n  b: |1\n    x\n",
+    "a:\n  b: |9\n    x\n",
+    "a:\n  b: |2\n   x\n",
+    "a:\n  b: |2\n\n      \n    x\n",
+    "a:\n  b: |2\n     \n    x\n",
+    "a:\n  b: |2 # c\n    x\n",
+    "a:\n  b: |0\n    x\n",
+    "a:\n  b: |22\n    x\n",
+    "a:\n  b: |2-2\n    x\n",
+    "a:\n  b: |--\n    x\n",
+    "- |2\n   x\n- >1-\n  y\n",
+    "a:\n- |2\n   x\n",
+    "a:\n  |2\n   x\n",
+    "a:\n  - b: |2-\n        x\n      c: 1\n",
+    "a: |2\n\tx\n",
     "a: | # c\n  x\n",
     "a: |#c\n  x\n",
     "a: |\nb: 1\n",
@@ -331,13 +353,22 @@ fn scanner_values() {
         ("a: 'it''s'\n", "it's"),
         ("a: \"one\n  two\n\n  three\"\n", "one two\nthree"),
         ("a: plain\n  more\n\n  para\n", "plain more\npara"),
+        // Indentation indicators: the spaces past the indentation they set are content.
+        ("a: |2\n   x\n  y\n", " x\ny\n"),
+        ("a: |-2\n    x\n", "  x"),
+        ("b:\n  a: |2-\n      x\n    y\n", "  x\ny"),
+        ("a: >2-\n  x\n  y\n", "x y"),
+        ("a: |1+\n  x\n\n", " x\n\n"),
     ];
     for (text, want) in cases {
         let coverage = scanner_coverage(text);
         assert_eq!((coverage.fast, coverage.fallback), (1, 0), "{text:?}");
         let (docs, errors) = parse(FileId(0), *text);
         assert!(errors.is_empty(), "{text:?}: {errors:?}");
-        let value = docs[0].root().and_then(|r| r.get("a")).expect("a");
+        let root = docs[0].root();
+        let value = root
+            .and_then(|r| r.get("a").or_else(|| r.path(&["b", "a"])))
+            .expect("a");
         match value.kind() {
             NodeKind::Scalar(s, _) => assert_eq!(s, *want, "{text:?}"),
             other => panic!("{text:?}: {other:?}"),

@@ -906,42 +906,38 @@ impl<'t> Fast<'_, 't> {
     fn block_scalar(&mut self, p: usize, parent: i64) -> R<At> {
         let literal = self.b[p] == b'|';
         let mut h = p + 1;
-        let chomp = match self.at(h) {
-            Some(b'-') => {
-                h += 1;
-                Chomp::Strip
+        // The header: a chomping indicator and an indentation indicator (1 to 9), each
+        // optional, in either order (`|2-`, as Istio's definitions write their descriptions,
+        // or `|-2`).
+        let mut chomp = Chomp::Clip;
+        let mut explicit = None;
+        for _ in 0..2 {
+            match self.at(h) {
+                Some(b'-') if matches!(chomp, Chomp::Clip) => chomp = Chomp::Strip,
+                Some(b'+') if matches!(chomp, Chomp::Clip) => chomp = Chomp::Keep,
+                Some(d @ b'1'..=b'9') if explicit.is_none() => {
+                    explicit = Some(usize::from(d - b'0'))
+                }
+                _ => break,
             }
-            Some(b'+') => {
-                h += 1;
-                Chomp::Keep
-            }
-            _ => Chomp::Clip,
-        };
+            h += 1;
+        }
         if !matches!(self.at(h), None | Some(b' ' | b'\n')) {
             return Err(Bail(line!()));
         }
         let first = self.rest_of_line(h)?;
-        // Lines: find the indentation from the first non-blank line.
-        let mut line = first;
-        let mut leading_blank_max = 0usize;
-        let indent = loop {
-            if line >= self.hi {
-                return Err(Bail(line!()));
+        let indent = match explicit {
+            // The indentation is the enclosing collection's plus the indicator, as
+            // granit-parser counts it; lines are read against it below (a first non-blank line
+            // indented less leaves the scalar empty: left to granit-parser).
+            Some(d) => {
+                let Ok(parent) = usize::try_from(parent) else {
+                    return Err(Bail(line!()));
+                };
+                parent + d
             }
-            let q = self.spaces_end(line);
-            match self.at(q) {
-                Some(b'\n') => {
-                    leading_blank_max = leading_blank_max.max(q - line);
-                    line = q + 1;
-                }
-                None => return Err(Bail(line!())),
-                Some(b'\t') => return Err(Bail(line!())),
-                Some(_) => break q - line,
-            }
+            None => self.detected_indent(first, parent)?,
         };
-        if (indent as i64) <= parent || leading_blank_max > indent || indent == 0 {
-            return Err(Bail(line!()));
-        }
         let start = first_content(self, first, indent);
         // Collect the lines of the scalar: (start of text after the indentation, line end) of
         // content lines; blank lines as None.
@@ -1047,6 +1043,32 @@ impl<'t> Fast<'_, 't> {
             None => Ok(At::End),
             Some(_) => self.scan_lines(line),
         }
+    }
+
+    /// The indentation of a block scalar without an indentation indicator, whose lines start at
+    /// `first`, inside a collection at column `parent`: its first non-blank line's.
+    fn detected_indent(&self, first: usize, parent: i64) -> R<usize> {
+        let mut line = first;
+        let mut leading_blank_max = 0usize;
+        let indent = loop {
+            if line >= self.hi {
+                return Err(Bail(line!()));
+            }
+            let q = self.spaces_end(line);
+            match self.at(q) {
+                Some(b'\n') => {
+                    leading_blank_max = leading_blank_max.max(q - line);
+                    line = q + 1;
+                }
+                None => return Err(Bail(line!())),
+                Some(b'\t') => return Err(Bail(line!())),
+                Some(_) => break q - line,
+            }
+        };
+        if (indent as i64) <= parent || leading_blank_max > indent || indent == 0 {
+            return Err(Bail(line!()));
+        }
+        Ok(indent)
     }
 
     /// A flow collection at `p` (`[` or `{`) inside a block collection at column `parent`:
