@@ -572,6 +572,24 @@ mod tests {
         }
     }
 
+    #[test]
+    fn block_scalars_with_an_indentation_indicator_are_read_in_parts_as_whole() {
+        // The scanner reads `|2-` itself (Istio's definitions write their descriptions so):
+        // the indentation it sets is the item's mapping's column plus the digit, the same in
+        // a part as in the whole text.
+        let text = list(
+            HEAD,
+            &[
+                "- a:\n    description: |2-\n        more\n      x\n    b: 1\n",
+                "- c: >1\n   y\n  d: 2\n",
+                "- e: |-2\n    z\n",
+            ],
+            TAIL,
+        );
+        assert!(parts_or_whole(&text, 1), "{text:?}");
+        assert!(parts_or_whole(&text.replace('\n', "\r\n"), 1), "{text:?}");
+    }
+
     /// Definitions as kubectl prints them (`kind` before `spec`, whose inside the scanner
     /// skips), and as other tools may (`kind` after it: built, then dropped).
     const DEFINITIONS: &[&str] = &[
