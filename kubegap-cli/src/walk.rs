@@ -779,7 +779,9 @@ fn scan_dirs(
     // looked up by the walk's threads as they meet the files, and the files under 1 MiB read
     // then, within the budget's room ([`Ahead`]); the budget below still admits them in path
     // order, and drops what it does not admit.
-    let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
+    // Each root's entries apart (as each is met, by the walk's threads: splitting them after
+    // the walk moved every entry once more, on one thread).
+    let found: Vec<Mutex<Vec<Found>>> = roots.iter().map(|_| Mutex::new(Vec::new())).collect();
     walker.run(|| {
         let found = &found;
         Box::new(move |result| {
@@ -787,11 +789,11 @@ fn scan_dirs(
                 Ok(entry) => entry.path().to_path_buf(),
                 Err(e) => error_path(e).unwrap_or(first).to_path_buf(),
             };
+            let root = root_of(&at, roots);
             let candidate = match &result {
                 Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
                     candidate(entry.path()).map(|by_name| {
                         let (size, read) = ahead.size_and_read(entry.path(), by_name, limits);
-                        let root = root_of(entry.path(), roots);
                         let canonical = lexical_canonical(
                             entry.path(),
                             roots[root],
@@ -802,53 +804,43 @@ fn scan_dirs(
                 }
                 _ => None,
             };
-            if let Ok(mut found) = found.lock() {
+            if let Some(Ok(mut found)) = found.get(root).map(Mutex::lock) {
                 found.push((at, result, candidate));
             }
             ignore::WalkState::Continue
         })
     });
-    let found = found.into_inner().unwrap_or_default();
     let mut refused = refused
         .lock()
         .map(|mut r| std::mem::take(&mut *r))
         .unwrap_or_default();
     refused.sort_by(|a, b| a.0.cmp(&b.0));
-    // Each root's entries, errors and refused links apart, each sorted as its own walk's.
-    let mut per_root: Vec<Scan> = roots.iter().map(|_| Scan::default()).collect();
-    for found in found {
-        let i = root_of(&found.0, roots);
-        per_root[i].found.push(found);
-    }
+    // Each root's entries, errors and refused links, each sorted as its own walk's.
+    let mut per_root: Vec<Scan> = found
+        .into_iter()
+        .map(|found| Scan {
+            found: sorted_by_path(found.into_inner().unwrap_or_default()),
+            refused: Vec::new(),
+        })
+        .collect();
     for refused in refused {
         let i = root_of(&refused.0, roots);
         per_root[i].refused.push(refused);
-    }
-    for scan in &mut per_root {
-        scan.found = sorted_by_path(std::mem::take(&mut scan.found));
     }
     per_root
 }
 
 /// A walk's entries and errors in path order (an entry before an error at the same path: the
 /// error of reading a directory comes after the directory).
-fn sorted_by_path(found: Vec<Found>) -> Vec<Found> {
+fn sorted_by_path(mut found: Vec<Found>) -> Vec<Found> {
     // Sorted by a byte key, the path with its separators made the smallest byte: every path
     // of one walk is the root's path followed by plain names joined by `/`, for which this is
-    // the order of `Path` (component by component), at a byte comparison's cost.
+    // the order of `Path` (component by component), at a byte comparison's cost. The keys are
+    // made and sorted in parallel, then the entries swapped into place (moving them into a
+    // vector of slots and out again in key order took two fresh vectors, their pages faulted in
+    // on one thread).
     use rayon::prelude::*;
-    let mut keys: Vec<(Vec<u8>, bool, usize)> = found
-        .par_iter()
-        .enumerate()
-        .map(|(i, (at, entry, _))| (walk_key(at), entry.is_err(), i))
-        .collect();
-    keys.par_sort_unstable();
-    let mut slots: Vec<Option<Found>> = found.into_iter().map(Some).collect();
-    let found: Vec<Found> = keys
-        .into_iter()
-        .filter_map(|(_, _, i)| slots.get_mut(i).and_then(Option::take))
-        .collect();
-    drop(slots);
+    found.par_sort_by_cached_key(|(at, entry, _)| (walk_key(at), entry.is_err()));
     found
 }
 
