@@ -1148,3 +1148,33 @@ fn a_document_too_large_for_the_scratch_leaves_the_next_ones_whole() {
         );
     }
 }
+
+#[test]
+fn a_marker_is_found_by_one_search_as_line_by_line() {
+    // Markers at the start, after CRLF, at the end with and without a line break, followed by
+    // a blank, a tab, a CR or a character (not a marker), indented (not one), `----`, and
+    // `\n--` at the very end; every start offset, past the end included.
+    let texts = [
+        "",
+        "---",
+        "---\n",
+        "--- a\n",
+        "a: 1\n---\nb: 2\n",
+        "a: 1\r\n---\r\nb: 2\r\n---",
+        "x\n---x\n----\n ---\n---\tt\n--- |\n  ---\n",
+        "a\n--",
+        "a\n---",
+        "- a\n- b\n--- # c\n...\n---\n",
+        "\n\n---\n\n---\n",
+    ];
+    let mut found = 0;
+    for text in texts {
+        let bytes = text.as_bytes();
+        for from in 0..=bytes.len() + 1 {
+            let by_lines = find_marker_by_lines(bytes, from);
+            assert_eq!(find_marker(bytes, from), by_lines, "{text:?} from {from}");
+            found += usize::from(by_lines.is_some());
+        }
+    }
+    assert!(found > 50, "{found}");
+}
