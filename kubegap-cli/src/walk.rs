@@ -235,14 +235,22 @@ pub fn discover_with(
     // The layout's look at the directories above the walked files (which hold a `Chart.yaml`
     // or a kustomization) needs their paths only: it runs beside the reading of the files the
     // walk left, whose few large files leave a thread waiting.
+    // One file of each run of files in one directory is enough: copying every walked path for
+    // it, and going over each, took 1.2 ms more of a two-thread run over 20,000 small files.
+    let mut last: Option<&std::ffi::OsStr> = None;
     let walked: Vec<PathBuf> = admitted
         .iter()
         .flat_map(|(_, a)| &a.steps)
         .filter_map(|step| match step {
-            Step::Read(_, path, ..) => Some(path.clone()),
-            Step::Ready(input) => input.path.clone(),
+            Step::Read(_, path, ..) => Some(path.as_path()),
+            Step::Ready(input) => input.path.as_deref(),
             Step::Error(_) | Step::Warning(_) => None,
         })
+        .filter(|path| match path.parent() {
+            Some(parent) => last.replace(parent.as_os_str()) != Some(parent.as_os_str()),
+            None => true,
+        })
+        .map(Path::to_path_buf)
         .collect();
     let ((), dirs) = rayon::join(
         || read_admitted_steps(admitted, limits, &mut parts),
