@@ -258,21 +258,30 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
     // Each path and its directory (a root of the nginx loader, which reuses both) are
     // canonicalised once, together (the directories are on the way to the files), unless the
     // caller knew the canonical path (a walk: one `lstat` per file and directory less, 4–8 %
-    // of a one-thread run over the corpus's manifests). The paths are copied out: the inputs
-    // are decoded meanwhile.
-    let named: Vec<Result<PathBuf, String>> = inputs
-        .iter()
-        .map(|input| input.path.clone().ok_or_else(|| input.name.clone()))
-        .collect();
-    let known: Vec<Option<PathBuf>> = inputs
-        .iter_mut()
-        .map(|input| input.canonical.take().filter(|_| input.path.is_some()))
+    // of a one-thread run over the corpus's manifests). The paths to resolve are copied out
+    // (the inputs are decoded meanwhile); a known one is not copied, and its directory is
+    // taken from it below, in parallel (copying every path, then the directory of every
+    // known one, on one thread, made this step 9.9 ms of a two-thread run over 20,000 small
+    // files; 7.6 ms now, medians of 9).
+    enum Named {
+        Known(PathBuf),
+        Path(PathBuf),
+        Name(String),
+    }
+    let named: Vec<Named> = inputs
+        .par_iter_mut()
+        .map(|input| match (input.canonical.take(), &input.path) {
+            (Some(canonical), Some(_)) => Named::Known(canonical),
+            (_, Some(path)) => Named::Path(path.clone()),
+            (_, None) => Named::Name(input.name.clone()),
+        })
         .collect();
     let paths: Vec<&Path> = named
         .iter()
-        .zip(&known)
-        .filter(|(_, known)| known.is_none())
-        .filter_map(|(n, _)| n.as_deref().ok())
+        .filter_map(|named| match named {
+            Named::Path(path) => Some(path.as_path()),
+            Named::Known(_) | Named::Name(_) => None,
+        })
         .collect();
     let with_dirs: Vec<&Path> = paths
         .iter()
@@ -324,21 +333,32 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
     );
     let mut dirs = resolved.split_off(paths.len()).into_iter();
     let mut resolved = resolved.into_iter();
-    let (keys, dirs): (Vec<Key>, Vec<Option<PathBuf>>) = named
+    let known: Vec<bool> = named
+        .iter()
+        .map(|named| matches!(named, Named::Known(_)))
+        .collect();
+    let (keys, mut dirs): (Vec<Key>, Vec<Option<PathBuf>>) = named
         .into_iter()
-        .zip(known)
-        .map(|(named, known)| match (named, known) {
-            (Ok(_), Some(canonical)) => {
-                let dir = canonical.parent().map(Path::to_path_buf);
-                (Key::Path(canonical), dir)
-            }
-            (Ok(p), None) => (
+        .map(|named| match named {
+            // The directory of a known path is taken from it below.
+            Named::Known(canonical) => (Key::Path(canonical), None),
+            Named::Path(p) => (
                 Key::Path(resolved.next().flatten().unwrap_or(p)),
                 dirs.next().flatten(),
             ),
-            (Err(name), _) => (Key::Name(name), None),
+            Named::Name(name) => (Key::Name(name), None),
         })
         .unzip();
+    dirs.par_iter_mut()
+        .zip(&keys)
+        .zip(&known)
+        .filter(|(_, known)| **known)
+        .for_each(|((dir, key), _)| {
+            if let Key::Path(path) = key {
+                *dir = path.parent().map(Path::to_path_buf);
+            }
+        });
+    drop(known);
     // The first of each key is kept: the keys met so far in a set (a path hashes as it
     // compares, component by component). Sorting the positions by key to find the runs of
     // equal keys compared paths component by component 13 times a file (1.4 ms of a one-thread
