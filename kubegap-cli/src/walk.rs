@@ -237,7 +237,7 @@ pub fn discover_with(
     // walk left, whose few large files leave a thread waiting.
     // One file of each run of files in one directory is enough: copying every walked path for
     // it, and going over each, took 1.2 ms more of a two-thread run over 20,000 small files.
-    let mut last: Option<&std::ffi::OsStr> = None;
+    let mut last = None;
     let walked: Vec<PathBuf> = admitted
         .iter()
         .flat_map(|(_, a)| &a.steps)
@@ -246,10 +246,7 @@ pub fn discover_with(
             Step::Ready(input) => input.path.as_deref(),
             Step::Error(_) | Step::Warning(_) => None,
         })
-        .filter(|path| match path.parent() {
-            Some(parent) => last.replace(parent.as_os_str()) != Some(parent.as_os_str()),
-            None => true,
-        })
+        .filter(|path| kubegap_core::layout::in_another_directory(&mut last, path))
         .map(Path::to_path_buf)
         .collect();
     let ((), dirs) = rayon::join(
@@ -513,11 +510,7 @@ fn plain_rest<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
     } else {
         rest.strip_prefix(b"/")?
     };
-    let plain = !rest.is_empty()
-        && rest
-            .split(|&b| b == b'/')
-            .all(|name| !matches!(name, b"" | b"." | b".."));
-    plain.then(|| Path::new(std::ffi::OsStr::from_bytes(rest)))
+    kubegap_core::layout::plain_names(rest).then(|| Path::new(std::ffi::OsStr::from_bytes(rest)))
 }
 
 #[cfg(not(unix))]

@@ -100,13 +100,8 @@ impl Dirs {
         let mut dirs: Vec<&Path> = Vec::new();
         // A walk's files come directory by directory: a file in the previous file's directory
         // adds nothing.
-        let mut last: Option<&Path> = None;
-        for path in paths {
-            let parent = path.parent();
-            if parent.is_some() && parent.map(Path::as_os_str) == last.map(Path::as_os_str) {
-                continue;
-            }
-            last = parent;
+        let mut last = None;
+        for path in paths.filter(|path| in_another_directory(&mut last, path)) {
             for dir in parents(path) {
                 if self.known.contains_key(dir.as_os_str()) || !seen.insert(dir.as_os_str()) {
                     break;
@@ -141,6 +136,16 @@ impl Dirs {
                 .map(|name| join(dir, name))
                 .find(|p| p.is_file()),
         }
+    }
+}
+
+/// Whether `path` is in another directory than the path met before it (`last`, which this
+/// updates; a path without a directory always is): a walk's files come directory by directory,
+/// and what is looked up per directory needs the first file of each run only.
+pub fn in_another_directory<'p>(last: &mut Option<&'p OsStr>, path: &'p Path) -> bool {
+    match path.parent() {
+        Some(dir) => last.replace(dir.as_os_str()) != Some(dir.as_os_str()),
+        None => true,
     }
 }
 
@@ -179,17 +184,24 @@ pub fn normalize(path: &Path) -> PathBuf {
     normalize_by_components(path)
 }
 
+/// Whether `bytes` are names joined by `/`, at least one and none of them empty, `.` or `..`:
+/// a path spelled as its components join (below a root, or relative), told by its bytes. The
+/// walk's canonical paths and [`normalize`] take such a path as it is.
+pub fn plain_names(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && bytes
+            .split(|b| *b == b'/')
+            .all(|name| !matches!(name, b"" | b"." | b".."))
+}
+
 /// Whether `path` is spelled as [`normalize_by_components`] spells what it returns: on Unix,
-/// no empty, `.` or `..` name between its separators and no separator at its end (`/` alone
-/// aside). Elsewhere (prefixes, two separators) always `false`.
+/// plain names ([`plain_names`]) after an optional root, or nothing after it (`/`, or the
+/// empty path). Elsewhere (prefixes, two separators) always `false`.
 #[cfg(unix)]
 fn is_normal(path: &Path) -> bool {
     let bytes = path.as_os_str().as_encoded_bytes();
     let names = bytes.strip_prefix(b"/").unwrap_or(bytes);
-    names.is_empty()
-        || names
-            .split(|b| *b == b'/')
-            .all(|name| !name.is_empty() && name != b"." && name != b"..")
+    names.is_empty() || plain_names(names)
 }
 
 #[cfg(not(unix))]
@@ -415,14 +427,13 @@ pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
     // A walk's files come directory by directory: a file in the previous file's directory is
     // not hashed again.
     let mut seen: HashSet<&OsStr> = HashSet::new();
-    let mut last: Option<&OsStr> = None;
+    let mut last = None;
     let input_dirs: Vec<&Path> = inputs
         .iter()
-        .filter_map(|i| i.path.as_deref().and_then(Path::parent))
-        .filter(|dir| {
-            let dir = dir.as_os_str();
-            last.replace(dir) != Some(dir) && seen.insert(dir)
-        })
+        .filter_map(|i| i.path.as_deref())
+        .filter(|path| in_another_directory(&mut last, path))
+        .filter_map(Path::parent)
+        .filter(|dir| seen.insert(dir.as_os_str()))
         .collect();
     drop(seen);
     let above = above_all(&dirs, &input_dirs);
@@ -615,6 +626,29 @@ mod tests {
             all("../x"),
             [Path::new("../x"), Path::new(".."), Path::new("")]
         );
+    }
+
+    #[test]
+    fn the_first_file_of_each_run_in_one_directory_is_kept() {
+        let paths: Vec<&Path> = [
+            "a/x.yaml",
+            "a/y.yaml",
+            "b/z.yaml",
+            "a/w.yaml",
+            "/",
+            "top.yaml",
+            "other.yaml",
+        ]
+        .into_iter()
+        .map(Path::new)
+        .collect();
+        let mut last = None;
+        let kept: Vec<&Path> = paths
+            .iter()
+            .copied()
+            .filter(|p| in_another_directory(&mut last, p))
+            .collect();
+        assert_eq!(kept, [paths[0], paths[2], paths[3], paths[4], paths[5]]);
     }
 
     #[test]
