@@ -247,9 +247,9 @@ struct Above<'p> {
 }
 
 impl<'p> Above<'p> {
-    /// For the files in `dir`, from what is above the directory above it (`None` when `dir`
-    /// is the last of [`dir_and_above`]): each directory's own `Chart.yaml` and kustomization
-    /// looked up once, not once for every directory below it.
+    /// For the files in `dir`, from the facts of the directory above it (`up`; `None` when
+    /// `dir` is the last of [`dir_and_above`]): each directory's own `Chart.yaml` and
+    /// kustomization looked up once, not once for every directory below it.
     fn below(dirs: &Dirs, dir: &'p Path, up: Option<&Above<'p>>) -> Above<'p> {
         let charts_up = up.and_then(|a| a.charts);
         let charts = if dirs.is_chart(dir) {
