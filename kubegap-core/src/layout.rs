@@ -96,7 +96,7 @@ impl Dirs {
         // harmless). A path's ancestors are listed up to the first one already listed or
         // known: that one's ancestors were listed with it (every input under one directory is
         // one step).
-        let mut seen: std::collections::HashSet<&std::ffi::OsStr> = Default::default();
+        let mut seen: HashSet<&OsStr> = HashSet::new();
         let mut dirs: Vec<&Path> = Vec::new();
         // A walk's files come directory by directory: a file in the previous file's directory
         // adds nothing.
@@ -765,35 +765,29 @@ mod tests {
                 "{dir:?}"
             );
         }
-        // What the cases are there for.
-        let at = |d: &str| &found[std::ffi::OsStr::new(d)];
-        assert_eq!(
-            at("r/a/charts/sub/templates").charts,
-            Some((Path::new("r/a/charts/sub"), Path::new("r/a")))
-        );
-        assert_eq!(at("r/a").kustomization, None);
-        assert_eq!(
-            at("r/b/c/d").kustomization.as_ref().map(|k| k.0),
-            Some(Path::new("r/b/c"))
-        );
-        assert_eq!(
-            at("r/b").kustomization.as_ref().map(|k| k.0),
-            Some(Path::new("r"))
-        );
-        assert_eq!(
-            at("./x/y").charts,
-            Some((Path::new("./x"), Path::new("./x")))
-        );
-        assert_eq!(at("q").kustomization, None);
-        assert_eq!(
-            at("r/b/e").kustomization.as_ref().map(|k| k.0),
-            Some(Path::new("r"))
-        );
-        assert_eq!(
-            at("r/a/files").charts,
-            Some((Path::new("r/a"), Path::new("r/a")))
-        );
-        assert_eq!(at("/abs/y/z").charts.map(|c| c.1), Some(Path::new("/abs")));
+        // What the cases are there for: each directory's nearest and outermost charts, and
+        // its nearest kustomization's directory.
+        let at = |d: &str| &found[OsStr::new(d)];
+        for (dir, charts) in [
+            ("r/a/charts/sub/templates", Some(("r/a/charts/sub", "r/a"))),
+            ("./x/y", Some(("./x", "./x"))),
+            ("r/a/files", Some(("r/a", "r/a"))),
+            ("/abs/y/z", Some(("/abs", "/abs"))),
+            ("r/b/e", None),
+        ] {
+            let want = charts.map(|(n, o)| (Path::new(n), Path::new(o)));
+            assert_eq!(at(dir).charts, want, "{dir}");
+        }
+        for (dir, kustomization) in [
+            ("r/b/c/d", Some("r/b/c")),
+            ("r/b", Some("r")),
+            ("r/b/e", Some("r")),
+            ("r/a", None),
+            ("q", None),
+        ] {
+            let got = at(dir).kustomization.as_ref().map(|k| k.0);
+            assert_eq!(got, kustomization.map(Path::new), "{dir}");
+        }
     }
 
     #[test]
