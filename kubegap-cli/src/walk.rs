@@ -451,6 +451,17 @@ impl Read {
             }
         }
     }
+
+    /// [`Read::into_input`], the input taking `path` as its own.
+    fn into_input_at(self, path: PathBuf, by_name: Option<FileKind>) -> Option<Input> {
+        match self {
+            Read::Prepared(input) => Some(*input),
+            Read::Bytes(bytes) => {
+                let kind = kind_of(&path, by_name, &bytes)?;
+                Some(input_at(path, bytes, kind))
+            }
+        }
+    }
 }
 
 /// A file's kind from its name (`by_name`, found by the walk), or else from its name and
@@ -470,9 +481,13 @@ fn walked_input(
 }
 
 fn input(path: &Path, bytes: Vec<u8>, kind: FileKind) -> Input {
+    input_at(path.to_path_buf(), bytes, kind)
+}
+
+fn input_at(path: PathBuf, bytes: Vec<u8>, kind: FileKind) -> Input {
     Input {
-        name: display_name(path),
-        path: Some(path.to_path_buf()),
+        name: display_name(&path),
+        path: Some(path),
         bytes,
         kind,
         canonical: None,
@@ -704,8 +719,20 @@ impl Share<'_> {
 /// input when the walk read it ([`Ahead`]) and its [`lexical_canonical`] path (found by the
 /// walk's threads as they meet it).
 type Candidate = Option<(Option<FileKind>, Option<u64>, Option<Read>, Option<PathBuf>)>;
-/// An entry or error of a walk, at its path.
-type Found = (PathBuf, Result<ignore::DirEntry, ignore::Error>, Candidate);
+/// An entry of a walk, or an error with the path it is at ([`found_at`]). (An entry's path is
+/// its own: copying it beside the entry was an allocation a file.)
+type Found = (
+    Result<ignore::DirEntry, (PathBuf, ignore::Error)>,
+    Candidate,
+);
+
+/// Where a walk's entry or error is.
+fn found_at(found: &Found) -> &Path {
+    match &found.0 {
+        Ok(entry) => entry.path(),
+        Err((at, _)) => at,
+    }
+}
 
 /// A walked directory before the memory budget: its entries and errors sorted by path, and
 /// the symbolic links it refused to follow.
@@ -830,11 +857,11 @@ fn scan_dirs(
         };
         let mut share = Share::new(ahead);
         Box::new(move |result| {
-            let at = match &result {
-                Ok(entry) => entry.path().to_path_buf(),
-                Err(e) => error_path(e).unwrap_or(first).to_path_buf(),
+            let result = result.map_err(|e| (error_path(&e).unwrap_or(first).to_path_buf(), e));
+            let root = match &result {
+                Ok(entry) => root_of(entry.path(), roots),
+                Err((at, _)) => root_of(at, roots),
             };
-            let root = root_of(&at, roots);
             let candidate = match &result {
                 Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
                     candidate(entry.path()).map(|by_name| {
@@ -849,7 +876,7 @@ fn scan_dirs(
                 }
                 _ => None,
             };
-            batch.push(root, (at, result, candidate));
+            batch.push(root, (result, candidate));
             ignore::WalkState::Continue
         })
     });
@@ -925,7 +952,7 @@ fn sorted_by_path(mut found: Vec<Found>) -> Vec<Found> {
     // vector of slots and out again in key order took two fresh vectors, their pages faulted in
     // on one thread).
     use rayon::prelude::*;
-    found.par_sort_by_cached_key(|(at, entry, _)| (walk_key(at), entry.is_err()));
+    found.par_sort_by_cached_key(|found| (walk_key(found_at(found)), found.0.is_err()));
     found
 }
 
@@ -958,19 +985,19 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
     let mut stopped_at: Option<PathBuf> = None;
     let mut steps = Vec::new();
     let mut links = Links::default();
-    for (at, entry, candidate) in found {
+    for (entry, candidate) in found {
         let entry = match entry {
             Ok(entry) => {
                 links.meet(&entry);
                 entry
             }
-            Err(e) if is_loop(&e) => {
+            Err((_, e)) if is_loop(&e) => {
                 steps.push(Step::Warning(format!(
                     "{e}: symbolic link loop, followed once"
                 )));
                 continue;
             }
-            Err(e) => {
+            Err((_, e)) => {
                 steps.push(Step::Error(e.to_string()));
                 continue;
             }
@@ -996,8 +1023,9 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
             )),
             // Read by the walk, or not a regular file any more (replaced since the walk saw
             // it: read as a stream, bounded while read, above).
+            // The entry's path is the input's (not copied: these are most files).
             Ok(Some(read)) => {
-                if let Some(mut input) = read.into_input(path, by_name) {
+                if let Some(mut input) = read.into_input_at(entry.into_path(), by_name) {
                     input.canonical = canonical;
                     steps.push(Step::Ready(input));
                 }
@@ -1006,7 +1034,7 @@ fn admit_dir(scan: Scan, limits: &Limits, budget: &mut Budget) -> Admitted {
             Err(e) => {
                 steps.push(Step::Error(e));
                 if budget.exceeded {
-                    stopped_at = Some(at);
+                    stopped_at = Some(entry.into_path());
                     break;
                 }
             }
@@ -1285,7 +1313,12 @@ mod tests {
             let scans = pool.install(|| scan_dirs(&roots, &canonical, &limits, &ahead));
             let found: Vec<Vec<PathBuf>> = scans
                 .iter()
-                .map(|scan| scan.found.iter().map(|(at, ..)| at.clone()).collect())
+                .map(|scan| {
+                    scan.found
+                        .iter()
+                        .map(|f| found_at(f).to_path_buf())
+                        .collect()
+                })
                 .collect();
             assert_eq!(found, expected, "{threads} threads");
         }
