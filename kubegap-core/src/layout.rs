@@ -401,7 +401,7 @@ pub fn arrange(inputs: Vec<Input>) -> Arranged {
 
 /// [`arrange`], with the directories above some of the inputs already looked up
 /// ([`Dirs::prefetch`]); the others are looked up here. The result is [`arrange`]'s.
-pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
+pub fn arrange_with(mut inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
     let mut out = Arranged::default();
     let mut charts: BTreeSet<PathBuf> = BTreeSet::new();
     let mut chart_files: BTreeSet<PathBuf> = BTreeSet::new();
@@ -483,33 +483,48 @@ pub fn arrange_with(inputs: Vec<Input>, mut dirs: Dirs) -> Arranged {
         kustomizations.entry(dir).or_insert(k);
     }
 
-    for (mut input, class) in inputs.into_iter().zip(classes) {
-        match class {
-            Class::Plain => out.inputs.push(input),
-            Class::Chart(chart, place) => {
-                charts.insert(chart.clone());
-                match place {
-                    InChart::ChartFile => {
-                        chart_files.insert(chart);
-                        input.kind = FileKind::HelmChart;
-                        out.inputs.push(input);
-                    }
-                    InChart::Keep => out.inputs.push(input),
-                    InChart::Drop => {}
-                }
+    // The inputs linted as they are stay where they are, in order (moving every input into a
+    // new vector was 1 ms of a two-thread run over 20,000 small files, on one thread); those
+    // of kustomize directories are taken out, and the charts' templates dropped.
+    let mut classes = classes.into_iter();
+    // What an input taken out leaves in its place, for `retain_mut` to drop.
+    let take = |input: &mut Input| {
+        std::mem::replace(
+            input,
+            Input {
+                name: String::new(),
+                path: None,
+                bytes: Vec::new(),
+                kind: input.kind,
+                canonical: None,
+                prepared: None,
+            },
+        )
+    };
+    inputs.retain_mut(|input| match classes.next() {
+        None | Some(Class::Plain) => true,
+        Some(Class::Chart(chart, place)) => {
+            if matches!(place, InChart::ChartFile) {
+                chart_files.insert(chart.clone());
+                input.kind = FileKind::HelmChart;
             }
-            Class::Kustomize(dir, _, true) => {
-                kustomization_inputs.insert(dir, input);
-            }
-            Class::Kustomize(dir, _, false) => {
-                if input.kind == FileKind::Yaml {
-                    pending.push((input, dir));
-                } else {
-                    out.inputs.push(input);
-                }
+            charts.insert(chart);
+            !matches!(place, InChart::Drop)
+        }
+        Some(Class::Kustomize(dir, _, true)) => {
+            kustomization_inputs.insert(dir, take(input));
+            false
+        }
+        Some(Class::Kustomize(dir, _, false)) => {
+            if input.kind == FileKind::Yaml {
+                pending.push((take(input), dir));
+                false
+            } else {
+                true
             }
         }
-    }
+    });
+    out.inputs = inputs;
 
     // Looked up, never walked in order: hashed (`Path` hashes as it compares, component by
     // component), not sorted. Sorting every kustomization's entries as paths and looking each
