@@ -2000,23 +2000,32 @@ fn between(starts: &[usize], end: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Byte offsets where chunks start: 0, then the start of a `---` line (or of the comment lines
-/// right above it, which belong to the next document) roughly every `size` bytes. A marker
-/// right after a directive line (`%YAML`) is not a cut, since the directive belongs to it.
+/// Byte offsets where chunks start: 0, then the start of the first `---` line (or of the
+/// comment lines right above it, which belong to the next document) in each stretch of `size`
+/// bytes after the first. A marker right after a directive line (`%YAML`) is not a cut, since
+/// the directive belongs to it. The stretches are searched in parallel: a 41 MB dump, one
+/// document, was searched to its end for a second chunk's marker, on one thread (2–3 ms of a
+/// two-thread run) while the other waited.
 fn chunk_starts(text: &str, size: usize) -> Vec<usize> {
-    let mut cuts = vec![0];
+    use rayon::prelude::*;
     let bytes = text.as_bytes();
-    let mut next = size;
-    while next < bytes.len() {
-        // Find the next line that is a document start marker.
-        let Some(found) = find_marker(bytes, next) else {
-            break;
-        };
-        let cut = chunk_cut_before(bytes, found);
-        if let Some(cut) = cut.filter(|c| *c > *cuts.last().unwrap_or(&0)) {
+    let size = size.max(1);
+    let found: Vec<Option<usize>> = (1..bytes.len().div_ceil(size))
+        .into_par_iter()
+        .map(|k| {
+            let (from, to) = (k * size, (k + 1) * size);
+            // A marker starting in the stretch is told from its four bytes; one starting
+            // after it is the next stretch's.
+            let within = bytes.get(..to.saturating_add(3).min(bytes.len()))?;
+            let found = find_marker(within, from).filter(|found| *found < to)?;
+            chunk_cut_before(bytes, found)
+        })
+        .collect();
+    let mut cuts = vec![0];
+    for cut in found.into_iter().flatten() {
+        if cut > *cuts.last().unwrap_or(&0) {
             cuts.push(cut);
         }
-        next = found + size;
     }
     cuts
 }

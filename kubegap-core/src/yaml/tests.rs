@@ -1178,3 +1178,36 @@ fn a_marker_is_found_by_one_search_as_line_by_line() {
     }
     assert!(found > 50, "{found}");
 }
+
+/// Chunks start at the first marker line of each stretch of `size` bytes after the first (or at
+/// the comment lines above it; not after a directive), found as a search of the whole text
+/// line by line finds it, whatever straddles a stretch's end (`---x` cut after its `---`).
+#[test]
+fn chunks_start_at_each_stretchs_first_marker() {
+    let texts = [
+        "a: 1\n---\nb: 2\n---x: 3\n--- \nc: 4\n# one\n# two\n---\nd: 5\n",
+        "x\n---x\n----\n ---\n---\tt\n--- |\n  ---\n---\n",
+        "%YAML 1.2\n---\na: 1\n...\n%YAML 1.2\n---\nb: 2\n---\r\nc: 3\r\n",
+        "k: v\n---x\n---x\n---x\n---x\n---\n",
+        "- a\n- b\n--- # c\n...\n---\n\n\n---\n\n---\n",
+        "# a comment\n# and another\n---\na: 1\n",
+    ];
+    let mut cuts_seen = 0;
+    for text in texts {
+        let bytes = text.as_bytes();
+        for size in 1..=bytes.len() + 1 {
+            let mut expected = vec![0];
+            for k in 1..bytes.len().div_ceil(size) {
+                let found = find_marker_by_lines(bytes, k * size).filter(|f| *f < (k + 1) * size);
+                if let Some(cut) = found.and_then(|f| chunk_cut_before(bytes, f)) {
+                    if cut > *expected.last().unwrap_or(&0) {
+                        expected.push(cut);
+                    }
+                }
+            }
+            cuts_seen += expected.len() - 1;
+            assert_eq!(chunk_starts(text, size), expected, "{text:?}, size {size}");
+        }
+    }
+    assert!(cuts_seen > 100, "{cuts_seen}");
+}
