@@ -845,13 +845,6 @@ fn blocks(
         .collect()
 }
 
-/// All findings in one vector, grown from the largest: the others are appended and freed one by
-/// one, so the findings are held about once rather than twice (a 1M-line haproxy.cfg has
-/// 250,000 findings, 42 MB of `Finding`s before their strings). The order before the sort only
-/// matters among findings of one rule ([`order`] compares the rule before anything else that
-/// can tie), and each rule's findings come from one vector: a rule reports through its sinks
-/// (its workload check's, block after block, then its check's: [`run_rules`]), and the
-/// parse-time rules (`parse-error`, `nginx-include-missing`) have no check of their own.
 /// Whether each key is the first of its value, given each key's hash: the hashes are looked up,
 /// and the keys compared only when their hashes are equal (a key whose hash an earlier,
 /// different key had first goes to a set of such keys).
@@ -905,6 +898,13 @@ impl std::hash::BuildHasher for Prehashed {
     }
 }
 
+/// All findings in one vector, grown from the largest: the others are appended and freed one by
+/// one, so the findings are held about once rather than twice (a 1M-line haproxy.cfg has
+/// 250,000 findings, 42 MB of `Finding`s before their strings). The order before the sort only
+/// matters among findings of one rule ([`order`] compares the rule before anything else that
+/// can tie), and each rule's findings come from one vector: a rule reports through its sinks
+/// (its workload check's, block after block, then its check's: [`run_rules`]), and the
+/// parse-time rules (`parse-error`, `nginx-include-missing`) have no check of their own.
 fn merge_largest_first(
     parse_findings: Vec<Finding>,
     rule_findings: Vec<Vec<Finding>>,
