@@ -370,6 +370,18 @@ impl SourceFile {
         self.index().lines + self.lines_cut_by(self.holes.len())
     }
 
+    /// Makes the line index now, if no line was asked for yet: for a caller that will ask from
+    /// several threads at once, which would each make it (see [`SourceFile::index`]).
+    pub fn index_lines(&self) {
+        self.index();
+    }
+
+    /// Whether the line index is made.
+    #[cfg(test)]
+    pub(crate) fn lines_indexed(&self) -> bool {
+        self.index.get().is_some()
+    }
+
     /// The line index of the text (as kept), made on first use.
     fn index(&self) -> &LineIndex {
         if let Some(index) = self.index.get() {
