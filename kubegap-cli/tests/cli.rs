@@ -588,6 +588,7 @@ fn kubegap_phases_prints_each_phase_to_stderr_and_leaves_the_report_alone() {
             "rules and suppressions",
             "findings merged",
             "findings sorted",
+            "lines indexed",
             "baseline and helm places",
             "output",
         ]

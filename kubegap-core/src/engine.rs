@@ -632,7 +632,6 @@ fn check_in_blocks(workspace: Workspace, settings: &Settings, block: usize) -> (
     // One finding per cause: the same rule, place and message reached through several routes
     // (two Ingresses behind one load balancer) is reported once.
     findings.dedup_by(|a, b| a.rule == b.rule && a.span == b.span && a.message == b.message);
-    index_lines_of(&workspace.files, &findings);
     let summary = Summary {
         suppressed,
         files: workspace.files.len(),
@@ -654,6 +653,8 @@ fn check_in_blocks(workspace: Workspace, settings: &Settings, block: usize) -> (
     };
     drop(haproxy_views);
     crate::phases::mark("findings sorted");
+    index_lines_of(&workspace.files, &findings);
+    crate::phases::mark("lines indexed");
     let Workspace {
         files,
         documents,
