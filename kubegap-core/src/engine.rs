@@ -998,6 +998,19 @@ pub fn lint_keeping(inputs: Vec<Input>, settings: &Settings) -> (Report, Spent) 
     check_keeping(workspace, settings)
 }
 
+/// A YAML input named `name`, with no path (for tests).
+#[cfg(test)]
+pub(crate) fn yaml_input(name: &str, text: impl AsRef<[u8]>) -> Input {
+    Input {
+        name: name.to_string(),
+        path: None,
+        bytes: text.as_ref().to_vec(),
+        kind: FileKind::Yaml,
+        canonical: None,
+        prepared: None,
+    }
+}
+
 /// Every rule's `invalid.yaml` fixture (`testdata/rules/*/`), in path order, the `n`th behind
 /// `prefix(n)`.
 #[cfg(test)]
@@ -1083,15 +1096,7 @@ spec:
 ";
 
     fn edges() -> Workspace {
-        let input = Input {
-            name: "edges.yaml".to_string(),
-            path: None,
-            bytes: EDGES.as_bytes().to_vec(),
-            kind: FileKind::Yaml,
-            canonical: None,
-            prepared: None,
-        };
-        load(vec![input], &Settings::default())
+        load(vec![yaml_input("edges.yaml", EDGES)], &Settings::default())
     }
 
     /// The blocks' object ranges follow one another from the first object to the last, and
@@ -1338,14 +1343,7 @@ mod for_rules_tests {
             let mut inputs = rule_fixtures_as(&|_, text| {
                 as_the_api_server_returns_it(&String::from_utf8_lossy(text)).into_bytes()
             });
-            inputs.push(Input {
-                name: "kubectl-dump.yaml".into(),
-                path: None,
-                bytes: dump.to_vec(),
-                kind: FileKind::Yaml,
-                canonical: None,
-                prepared: None,
-            });
+            inputs.push(yaml_input("kubectl-dump.yaml", dump));
             inputs
         };
         let settings = Settings::default();
@@ -1508,14 +1506,7 @@ mod helper_tests {
             ("clean.yaml", clean),
         ]
         .into_iter()
-        .map(|(name, text)| Input {
-            name: name.to_string(),
-            path: None,
-            bytes: text.as_bytes().to_vec(),
-            kind: FileKind::Yaml,
-            canonical: None,
-            prepared: None,
-        })
+        .map(|(name, text)| yaml_input(name, text))
         .collect();
         let settings = Settings::default();
         let report = check(load_for_rules(inputs, &settings), &settings);

@@ -536,15 +536,10 @@ mod tests {
     use super::*;
 
     fn workspace(text: &str) -> Workspace {
-        let input = crate::Input {
-            name: "a.yaml".to_string(),
-            path: None,
-            bytes: text.as_bytes().to_vec(),
-            kind: FileKind::Yaml,
-            canonical: None,
-            prepared: None,
-        };
-        crate::engine::load(vec![input], &Settings::default())
+        crate::engine::load(
+            vec![crate::engine::yaml_input("a.yaml", text)],
+            &Settings::default(),
+        )
     }
 
     fn modified(base: &str, head: &str) -> usize {

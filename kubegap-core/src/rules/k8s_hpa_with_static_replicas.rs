@@ -108,7 +108,8 @@ fn check_objects(cx: &Context<'_>, objects: std::ops::Range<ObjId>, sink: &mut S
 
 #[cfg(test)]
 mod tests {
-    use crate::{lint, FileKind, Input, Settings};
+    use crate::engine::yaml_input;
+    use crate::{lint, Settings};
 
     const DEPLOYMENT: &str = "apiVersion: apps/v1
 kind: Deployment
@@ -133,16 +134,8 @@ spec:
             select: Some(vec!["k8s-hpa-with-static-replicas".to_string()]),
             ..Settings::default()
         };
-        let input = |name: &str, text: &str| Input {
-            name: name.to_string(),
-            path: None,
-            bytes: text.as_bytes().to_vec(),
-            kind: FileKind::Yaml,
-            canonical: None,
-            prepared: None,
-        };
         lint(
-            vec![input(deployment, DEPLOYMENT), input(hpa, HPA)],
+            vec![yaml_input(deployment, DEPLOYMENT), yaml_input(hpa, HPA)],
             &settings,
         )
         .findings

@@ -143,7 +143,8 @@ fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut S
 
 #[cfg(test)]
 mod tests {
-    use crate::{lint, FileKind, Input, Settings};
+    use crate::engine::yaml_input;
+    use crate::{lint, Settings};
 
     const APP: &str = "apiVersion: apps/v1
 kind: Deployment
@@ -168,15 +169,7 @@ spec:
             complete,
             ..Settings::default()
         };
-        let input = Input {
-            name: "app.yaml".to_string(),
-            path: None,
-            bytes: APP.as_bytes().to_vec(),
-            kind: FileKind::Yaml,
-            canonical: None,
-            prepared: None,
-        };
-        lint(vec![input], &settings)
+        lint(vec![yaml_input("app.yaml", APP)], &settings)
             .findings
             .iter()
             .filter(|f| f.rule == "k8s-no-pdb")
