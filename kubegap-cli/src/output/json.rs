@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use kubegap_core::Report;
 
-use super::{indent, position};
+use super::{position, write_pretty_at};
 
 #[derive(Serialize)]
 struct JsonFinding<'a> {
@@ -81,11 +81,8 @@ fn write_in(
         w.write_all(b"\n  ")?;
     }
     w.write_all(b"],\n  \"summary\": ")?;
-    let mut summary = Vec::new();
-    serde_json::to_writer_pretty(&mut summary, &json_summary(report))
-        .map_err(std::io::Error::from)?;
-    let mut out = Vec::with_capacity(summary.len() + 64);
-    indent(&mut out, &summary, b"\n  ");
+    let mut out = Vec::with_capacity(256);
+    write_pretty_at(&mut out, &json_summary(report), 1)?;
     out.extend_from_slice(b"\n}\n");
     w.write_all(&out)
 }
