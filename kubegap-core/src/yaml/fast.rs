@@ -72,6 +72,39 @@ pub struct Coverage {
     pub skipped: usize,
 }
 
+/// A scalar's value as it is built from its lines, or only its errors checked (`keep` false:
+/// a value inside a collection the builder skips is never read, and the descriptions of a
+/// definition's schema are most of its bytes).
+struct Value {
+    text: String,
+    keep: bool,
+}
+
+impl Value {
+    fn of(keep: bool, first: &str) -> Value {
+        Value {
+            text: if keep {
+                first.to_owned()
+            } else {
+                String::new()
+            },
+            keep,
+        }
+    }
+
+    fn push(&mut self, c: char) {
+        if self.keep {
+            self.text.push(c);
+        }
+    }
+
+    fn push_str(&mut self, s: &str) {
+        if self.keep {
+            self.text.push_str(s);
+        }
+    }
+}
+
 struct Fast<'a, 't> {
     file: FileId,
     text: &'t Arc<String>,
@@ -488,10 +521,12 @@ impl<'t> Fast<'_, 't> {
 
     /// A value on the same line as its key or dash, or alone on its line.
     fn inline_value(&mut self, p: usize, parent: i64) -> R<At> {
+        // Never a key: inside a skipped collection its value is not kept, only its errors.
+        let keep = !self.builder.skipping();
         match self.b[p] {
-            b'|' | b'>' => self.block_scalar(p, parent),
+            b'|' | b'>' => self.block_scalar(p, parent, keep),
             b'"' | b'\'' => {
-                let (end, value) = self.quoted_lines(p, Some(parent))?;
+                let (end, value) = self.quoted_lines(p, Some(parent), keep)?;
                 self.builder.scalar(
                     &value,
                     quoted_kind(self.b[p]),
@@ -507,7 +542,7 @@ impl<'t> Fast<'_, 't> {
                 self.after_value(end)
             }
             _ => {
-                let (end, value) = self.plain_lines(p, parent)?;
+                let (end, value) = self.plain_lines(p, parent, keep)?;
                 self.builder
                     .scalar(&value, Kind::Plain, u32_of(p), u32_of(end), 0, None);
                 self.after_value(end)
@@ -516,10 +551,11 @@ impl<'t> Fast<'_, 't> {
     }
 
     /// A plain scalar at `p` (block context) with its continuation lines, which must be
-    /// indented more than `parent`: its end and value (lines folded).
-    fn plain_lines(&self, p: usize, parent: i64) -> R<(usize, Cow<'t, str>)> {
+    /// indented more than `parent`: its end and value (lines folded; with `keep` false, the
+    /// first line's only).
+    fn plain_lines(&self, p: usize, parent: i64, keep: bool) -> R<(usize, Cow<'t, str>)> {
         let mut end = self.plain(p)?;
-        let mut value: Option<String> = None;
+        let mut value: Option<Value> = None;
         loop {
             // Only a line that ends right after the scalar continues.
             let mut q = end;
@@ -542,7 +578,7 @@ impl<'t> Fast<'_, 't> {
             let e = self.plain_rest(c)?;
             let s = match &mut value {
                 Some(s) => s,
-                None => value.insert(self.slice(p, end)?.to_owned()),
+                None => value.insert(Value::of(keep, self.slice(p, end)?)),
             };
             if blanks == 0 {
                 s.push(' ');
@@ -555,8 +591,8 @@ impl<'t> Fast<'_, 't> {
             end = e;
         }
         Ok(match value {
-            Some(s) => (end, Cow::Owned(s)),
-            None => (end, Cow::Borrowed(self.slice(p, end)?)),
+            Some(Value { text, keep: true }) => (end, Cow::Owned(text)),
+            _ => (end, Cow::Borrowed(self.slice(p, end)?)),
         })
     }
 
@@ -757,22 +793,23 @@ impl<'t> Fast<'_, 't> {
 
     /// A one-line quoted scalar at `p`: its end (after the closing quote) and value.
     fn quoted(&self, p: usize) -> R<(usize, Cow<'t, str>)> {
-        self.quoted_lines(p, None)
+        self.quoted_lines(p, None, true)
     }
 
     /// A quoted scalar at `p`: its end (after the closing quote) and value. With `Some(parent)`
-    /// it may continue on lines indented more than `parent` (folded as YAML folds them).
-    fn quoted_lines(&self, p: usize, lines: Option<i64>) -> R<(usize, Cow<'t, str>)> {
+    /// it may continue on lines indented more than `parent` (folded as YAML folds them). With
+    /// `keep` false, an empty value where it differs from the text between the quotes.
+    fn quoted_lines(&self, p: usize, lines: Option<i64>, keep: bool) -> R<(usize, Cow<'t, str>)> {
         let quote = self.b[p];
         let mut i = p + 1;
-        let mut owned: Option<String> = None;
+        let mut owned: Option<Value> = None;
         let mut run = i;
         loop {
             let c = self.at(i).ok_or(Bail(line!()))?;
             match c {
                 b'\n' => {
                     let parent = lines.ok_or(Bail(line!()))?;
-                    let s = owned.get_or_insert_with(String::new);
+                    let s = owned.get_or_insert_with(|| Value::of(keep, ""));
                     // Trailing spaces of the line are dropped (tabs left to granit-parser).
                     let kept = self.slice(run, i)?.trim_end_matches(' ');
                     if kept.ends_with('\t') {
@@ -792,7 +829,7 @@ impl<'t> Fast<'_, 't> {
                 }
                 b'\'' if quote == b'\'' => {
                     if self.at(i + 1) == Some(b'\'') {
-                        let s = owned.get_or_insert_with(String::new);
+                        let s = owned.get_or_insert_with(|| Value::of(keep, ""));
                         s.push_str(self.slice(run, i + 1)?);
                         i += 2;
                         run = i;
@@ -802,7 +839,7 @@ impl<'t> Fast<'_, 't> {
                 }
                 b'"' if quote == b'"' => break,
                 b'\\' if quote == b'"' => {
-                    let s = owned.get_or_insert_with(String::new);
+                    let s = owned.get_or_insert_with(|| Value::of(keep, ""));
                     s.push_str(self.slice(run, i)?);
                     let e = self.at(i + 1).ok_or(Bail(line!()))?;
                     let mut len = 2;
@@ -861,7 +898,7 @@ impl<'t> Fast<'_, 't> {
         let value = match owned {
             Some(mut s) => {
                 s.push_str(self.slice(run, i)?);
-                Cow::Owned(s)
+                Cow::Owned(s.text)
             }
             None => Cow::Borrowed(self.slice(p + 1, i)?),
         };
@@ -903,7 +940,7 @@ impl<'t> Fast<'_, 't> {
 
     /// A literal or folded block scalar whose indicator is at `p`, inside a collection at
     /// column `parent`.
-    fn block_scalar(&mut self, p: usize, parent: i64) -> R<At> {
+    fn block_scalar(&mut self, p: usize, parent: i64, keep: bool) -> R<At> {
         let literal = self.b[p] == b'|';
         let mut h = p + 1;
         // The header: a chomping indicator and an indentation indicator (1 to 9), each
@@ -941,7 +978,7 @@ impl<'t> Fast<'_, 't> {
         let start = first_content(self, first, indent);
         // Collect the lines of the scalar: (start of text after the indentation, line end) of
         // content lines; blank lines as None.
-        let mut value = String::new();
+        let mut value = Value::of(keep, "");
         let mut line = first;
         let mut trailing_blanks = 0usize;
         let mut any_content = false;
@@ -1038,7 +1075,7 @@ impl<'t> Fast<'_, 't> {
         let end = term.unwrap_or(self.hi);
         let kind = if literal { Kind::Literal } else { Kind::Folded };
         self.builder
-            .scalar(&value, kind, u32_of(start), u32_of(end), 0, None);
+            .scalar(&value.text, kind, u32_of(start), u32_of(end), 0, None);
         match term {
             None => Ok(At::End),
             Some(_) => self.scan_lines(line),

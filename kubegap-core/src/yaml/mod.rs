@@ -1185,6 +1185,12 @@ impl<'t> Builder<'t> {
         id
     }
 
+    /// Whether the builder is inside a collection whose inside it skips ([`Builder::skips`]):
+    /// there a scalar's value is read only when it is a mapping's key.
+    fn skipping(&self) -> bool {
+        !self.skip_frames.is_empty()
+    }
+
     fn scalar(
         &mut self,
         value: &str,

@@ -683,6 +683,62 @@ fn a_definition_whose_kind_comes_after_its_spec_loses_its_spec_all_the_same() {
     }
 }
 
+#[test]
+fn values_on_several_lines_inside_a_skipped_spec_keep_their_errors() {
+    // Inside the skipped spec the scanner checks a value's lines but does not build it; the
+    // values after the spec are built again.
+    let description = "          description: \"line\\none\"\n";
+    let after = "status:\n  message: first\n    second\n  note: |\n    kept\n    whole\n";
+    let first = DEFINITION.split("---").next().unwrap_or_default();
+    let with = |value: &str| {
+        first
+            .replace(description, value)
+            .replace("status:\n", after)
+    };
+    let valid = [
+        "          description: plain one\n            and two\n\n            and three\n",
+        "          description: |\n            literal\n              more\n\n            end\n",
+        "          description: >-\n            folded\n            lines\n",
+        "          description: \"quoted \\\"one\\\"\n            two\\tthree\\\n            four\"\n",
+        "          description: 'single ''one''\n\n            two'\n",
+        "          enum:\n            - plain item\n              on two lines\n",
+    ];
+    for (i, value) in valid.iter().enumerate() {
+        let text = with(value);
+        let file = FileId(0x5c0 + i as u32);
+        let (whole, errors) = parse_stream(file, &text);
+        assert!(errors.is_empty(), "{text}\n{errors:?}");
+        let (pruned, errors) = parse_stream_without(file, &text, &SPEC_ONLY);
+        assert!(errors.is_empty(), "{text}\n{errors:?}");
+        // Skipped by kubegap's scanner as it read it, not given up to granit-parser.
+        assert_eq!(skips_in(file), 1, "{text}");
+        let spec = whole[0].root().unwrap().get("spec").unwrap().id;
+        assert!(pruned[0].spec_dropped(), "{text}");
+        assert_eq!(
+            outline(&pruned[0], &[]),
+            outline(&whole[0], &[spec]),
+            "{text}"
+        );
+        let root = pruned[0].root().unwrap();
+        assert_eq!(root.str_at(&["status", "message"]), Some("first second"));
+        assert_eq!(root.str_at(&["status", "note"]), Some("kept\nwhole\n"));
+    }
+    // Broken values inside the spec: the errors of the whole parse, where it puts them.
+    let broken = [
+        "          description: \"never closed\n            still open\n",
+        "          description: \"bad \\q escape\n            two\"\n",
+        "          description: |\n            text\n           \tafter a tab\n",
+        "          description: plain\n            key: inside\n",
+    ];
+    for value in broken {
+        let text = with(value);
+        let (_, whole) = parse_stream(FileId(0), &text);
+        let (_, pruned) = parse_stream_without(FileId(0), &text, &SPEC_ONLY);
+        assert!(!whole.is_empty(), "{text}");
+        assert_eq!(pruned, whole, "{text}");
+    }
+}
+
 /// The files whose builders skipped the inside of a definition's spec, once per spec
 /// (`Builder::close_skipped`): tests run in parallel, so each test that reads it parses under
 /// a file id of its own.
