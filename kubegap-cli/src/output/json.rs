@@ -63,8 +63,8 @@ struct JsonSummary {
 ///
 /// The findings are rendered in parallel, a bounded batch at a time, and written in order: the
 /// bytes are those of `serde_json::to_writer_pretty` over the whole report (a test compares
-/// them), as each finding is serialized alone and indented to its depth (pretty JSON has a
-/// line break only between tokens: strings escape theirs).
+/// them), as each finding is serialized alone, indented as it is written to the depth it has
+/// in the report ([`write_pretty_at`]).
 pub fn write(report: &Report, w: &mut impl std::io::Write) -> std::io::Result<()> {
     write_in(report, w, super::batch())
 }
