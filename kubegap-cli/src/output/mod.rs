@@ -212,8 +212,7 @@ impl serde_json::ser::Formatter for Nested {
 
 /// 1-based (line, column, end line, end column) of a span, columns in characters.
 pub fn position(file: &SourceFile, span: Span) -> (u32, u32, u32, u32) {
-    let start = file.line_col(span.start);
-    let end = file.line_col(span.end);
+    let (start, end) = file.span_line_cols(span.start, span.end);
     (start.line, start.column, end.line, end.column)
 }
 
