@@ -146,20 +146,46 @@ impl Nested {
     }
 }
 
-impl serde_json::ser::Formatter for Nested {
-    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+impl Nested {
+    /// `[` or `{`: one level deeper, no value yet.
+    fn open<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        w.write_all(b"[")
+        w.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+    /// `]` or `}`: on a line of its own after values, right after the opening one otherwise.
+    fn close<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
         self.depth = self.depth.saturating_sub(1);
         if self.has_value {
             w.write_all(b"\n")?;
             Nested::spaces(w, self.depth)?;
         }
-        w.write_all(b"]")
+        w.write_all(bracket)
+    }
+
+    /// Before an item or a key: a line of its own.
+    fn item<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        Nested::spaces(w, self.depth)
+    }
+}
+
+impl serde_json::ser::Formatter for Nested {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
     }
 
     fn begin_array_value<W: ?Sized + std::io::Write>(
@@ -167,8 +193,7 @@ impl serde_json::ser::Formatter for Nested {
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        Nested::spaces(w, self.depth)
+        self.item(w, first)
     }
 
     fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
@@ -177,18 +202,11 @@ impl serde_json::ser::Formatter for Nested {
     }
 
     fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
 
     fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth = self.depth.saturating_sub(1);
-        if self.has_value {
-            w.write_all(b"\n")?;
-            Nested::spaces(w, self.depth)?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
 
     fn begin_object_key<W: ?Sized + std::io::Write>(
@@ -196,8 +214,7 @@ impl serde_json::ser::Formatter for Nested {
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        Nested::spaces(w, self.depth)
+        self.item(w, first)
     }
 
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {

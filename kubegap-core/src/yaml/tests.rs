@@ -669,18 +669,25 @@ fn a_definition_whose_kind_comes_after_its_spec_loses_its_spec_all_the_same() {
     // ends after the comment, not where that collection closed.
     let commented = first.replace("status:\n", "  extra: {a: [1]}  # trailing\nstatus:\n");
     for text in [first, moved.as_str(), commented.as_str()] {
-        let (whole, errors) = parse_stream(FileId(0), text);
-        assert!(errors.is_empty(), "{errors:?}");
-        let (pruned, errors) = parse_stream_without(FileId(0), text, &SPEC_ONLY);
-        assert!(errors.is_empty(), "{errors:?}");
-        let spec = whole[0].root().unwrap().get("spec").unwrap().id;
-        assert!(pruned[0].spec_dropped(), "{text}");
-        assert_eq!(
-            outline(&pruned[0], &[]),
-            outline(&whole[0], &[spec]),
-            "{text}"
-        );
+        pruned_as_whole(FileId(0), text);
     }
+}
+
+/// The documents of `text` without their definition's spec, checked against the whole parse:
+/// no errors in either, the first document's spec dropped, every node outside it the same.
+fn pruned_as_whole(file: FileId, text: &str) -> Vec<Document> {
+    let (whole, errors) = parse_stream(file, text);
+    assert!(errors.is_empty(), "{text}\n{errors:?}");
+    let (pruned, errors) = parse_stream_without(file, text, &SPEC_ONLY);
+    assert!(errors.is_empty(), "{text}\n{errors:?}");
+    let spec = whole[0].root().unwrap().get("spec").unwrap().id;
+    assert!(pruned[0].spec_dropped(), "{text}");
+    assert_eq!(
+        outline(&pruned[0], &[]),
+        outline(&whole[0], &[spec]),
+        "{text}"
+    );
+    pruned
 }
 
 #[test]
@@ -706,19 +713,9 @@ fn values_on_several_lines_inside_a_skipped_spec_keep_their_errors() {
     for (i, value) in valid.iter().enumerate() {
         let text = with(value);
         let file = FileId(0x5c0 + i as u32);
-        let (whole, errors) = parse_stream(file, &text);
-        assert!(errors.is_empty(), "{text}\n{errors:?}");
-        let (pruned, errors) = parse_stream_without(file, &text, &SPEC_ONLY);
-        assert!(errors.is_empty(), "{text}\n{errors:?}");
+        let pruned = pruned_as_whole(file, &text);
         // Skipped by kubegap's scanner as it read it, not given up to granit-parser.
         assert_eq!(skips_in(file), 1, "{text}");
-        let spec = whole[0].root().unwrap().get("spec").unwrap().id;
-        assert!(pruned[0].spec_dropped(), "{text}");
-        assert_eq!(
-            outline(&pruned[0], &[]),
-            outline(&whole[0], &[spec]),
-            "{text}"
-        );
         let root = pruned[0].root().unwrap();
         assert_eq!(root.str_at(&["status", "message"]), Some("first second"));
         assert_eq!(root.str_at(&["status", "note"]), Some("kept\nwhole\n"));
