@@ -144,9 +144,7 @@ impl Nested {
         }
         Ok(())
     }
-}
 
-impl Nested {
     /// `[` or `{`: one level deeper, no value yet.
     fn open<W: ?Sized + std::io::Write>(
         &mut self,
