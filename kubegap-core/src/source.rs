@@ -482,10 +482,8 @@ impl SourceFile {
         let offset = (offset as usize).min(self.text.len());
         let line = self.line_index(offset as u32);
         let start = self.line_start(line).unwrap_or(0) as usize;
-        let mut end = offset;
-        while end > start && !self.text.is_char_boundary(end) {
-            end -= 1;
-        }
+        // (A line starts at a character boundary: stepping back never passes it.)
+        let end = self.char_floor(offset as u32).max(start);
         let prefix = &self.text[start..end];
         // A trailing `\r` of CRLF is not a column; the BOM at the file start is not either.
         let mut column = prefix.chars().count();
@@ -498,21 +496,22 @@ impl SourceFile {
         }
     }
 
+    /// `offset` clamped to the text, then back to the start of the character it is in.
+    fn char_floor(&self, offset: u32) -> usize {
+        let mut at = (offset as usize).min(self.text.len());
+        while at > 0 && !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
     /// [`SourceFile::line_col`] of a span's start and of its end. An end on its start's line
     /// (most spans: a key, a value, a directive) is counted on from the start, not looked up
     /// again: a lookup counts the line breaks from the nearest indexed line start, and the
     /// two lookups of each location were 7 % of a run writing 75,000 findings.
     pub fn span_line_cols(&self, start: u32, end: u32) -> (LineCol, LineCol) {
         let from = self.line_col(start);
-        let len = self.text.len();
-        let snap = |offset: u32| {
-            let mut at = (offset as usize).min(len);
-            while at > 0 && !self.text.is_char_boundary(at) {
-                at -= 1;
-            }
-            at
-        };
-        let (s, e) = (snap(start), snap(end));
+        let (s, e) = (self.char_floor(start), self.char_floor(end));
         // Not from the file's first byte, where a byte-order mark is no column of the start's
         // but one of the end's; no line break between them (a lone CR is one; lines cut out
         // of the text left their hole right after a line break, so none is in between).
