@@ -359,6 +359,41 @@ fn a_name_resolves_to_what_a_scan_of_every_same_named_object_gives() {
     }
 }
 
+/// Many same-named objects in one file (copies of a release in one stream) are listed once for
+/// every question asked from that file, not once per question: the answers share one list.
+#[test]
+fn a_file_s_many_same_named_objects_are_one_shared_answer() {
+    let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ns}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n---\n";
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: ns}\nspec:\n  scaleTargetRef: {kind: Deployment, name: web}\n---\n";
+    let copies = MEMO_FROM + 8;
+    let files: Vec<(&str, String)> = vec![
+        ("a/copies.yaml", format!("{svc}{hpa}").repeat(copies)),
+        ("a/other.yaml", format!("{hpa}{svc}")),
+    ];
+    let (_docs, g) = graph_of_files(&files, false);
+    let candidates = g.find("Service", "ns", "web");
+    assert_eq!(candidates.len(), copies + 1);
+    let asked_from = |file: usize| -> Vec<ObjId> {
+        (0..g.object_count())
+            .filter(|o| g.objects[*o].place.file == Some(FileId(file as u32)))
+            .collect()
+    };
+    for (file, want) in [(0, copies), (1, 1)] {
+        let from = asked_from(file);
+        assert!(from.len() > 1);
+        let answers: Vec<_> = from
+            .iter()
+            .map(|o| g.nearest_named(*o, candidates))
+            .collect();
+        for (o, (found, how)) in from.iter().zip(&answers) {
+            let (scanned, scan_how) = g.nearest(*o, candidates.iter().copied(), |c| c);
+            assert_eq!((&**found, *how), (&scanned[..], scan_how), "from {o}");
+            assert_eq!((found.len(), *how), (want, Some(Near::File)));
+            assert!(std::sync::Arc::ptr_eq(found, &answers[0].0), "from {o}");
+        }
+    }
+}
+
 /// The backends and HPA targets are resolved while the graph is built, beside the Services'
 /// selections (before those, the files' indexes and the patches' marks are taken in): each
 /// answer is the one the finished graph gives when asked again, with same-named Services and
