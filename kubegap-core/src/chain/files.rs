@@ -3,7 +3,7 @@
 //! node address and the Service's `nodePort` (how an external HAProxy reaches a cluster).
 
 use super::Stage;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Route, RouteEnd, Value};
+use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Route, RouteEnd, Tails, Value};
 use crate::haproxy::duration::DurationValue;
 use crate::k8s::Service;
 use crate::source::Span;
@@ -300,6 +300,7 @@ pub fn file_chains(
     cx: &Stage<'_>,
     routes: &[FileRoute<'_>],
     controller_services: &[usize],
+    tails: &Tails,
     out: &mut Vec<Chain>,
 ) {
     for r in routes {
@@ -316,6 +317,6 @@ pub fn file_chains(
             port: r.port.clone(),
             long_lived: None,
         };
-        finish_chains(cx, &end, &front, out);
+        finish_chains(cx, &end, &front, tails, out);
     }
 }

@@ -3,7 +3,7 @@
 
 use super::files::FileRoute;
 use super::Stage;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Value};
+use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Tails, Value};
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings};
 use crate::k8s::At;
@@ -105,6 +105,7 @@ pub fn chains(
     cx: &Stage<'_>,
     file_routes: &[FileRoute<'_>],
     controller_services: &[usize],
+    tails: &Tails,
     out: &mut Vec<Chain>,
 ) {
     if cx.k8s.ingresses.is_empty()
@@ -132,7 +133,14 @@ pub fn chains(
         .map(|block| {
             let mut chains = Vec::new();
             for route in block {
-                route_chains(cx, route, file_routes, controller_services, &mut chains);
+                route_chains(
+                    cx,
+                    route,
+                    file_routes,
+                    controller_services,
+                    tails,
+                    &mut chains,
+                );
             }
             chains
         })
@@ -159,7 +167,7 @@ pub fn chains(
             port: PortRef::Unknown,
             long_lived: None,
         };
-        finish_chains(cx, &end, &front, out);
+        finish_chains(cx, &end, &front, tails, out);
     }
 }
 
@@ -172,6 +180,7 @@ fn route_chains(
     route: &RouteSettings,
     file_routes: &[FileRoute<'_>],
     controller_services: &[usize],
+    tails: &Tails,
     out: &mut Vec<Chain>,
 ) {
     let model = cx.controllers;
@@ -277,7 +286,7 @@ fn route_chains(
             long_lived: long_lived.clone(),
         };
         for front in &fronts {
-            finish_chains(cx, &end, front, out);
+            finish_chains(cx, &end, front, tails, out);
         }
     }
 }

@@ -220,6 +220,92 @@ spec:
     metadata: {labels: {app: chat}}
     spec: {containers: [{name: a, image: 'node:20'}]}
 "#;
+    on_stage(text, |cx, files| {
+        let controllers = cx.controllers;
+        let route = &controllers.routes[0];
+        assert_eq!(
+            route.ping_interval.as_ref().map(|s| s.value),
+            Some(crate::value::duration::Millis(90_000))
+        );
+        assert_eq!(
+            route.session_lifetime.as_ref().map(|s| s.value),
+            Some(crate::value::duration::Millis(7_200_000))
+        );
+        let chains = super::build(cx);
+        assert!(!chains.is_empty());
+        for chain in &chains {
+            assert_eq!(
+                chain.ping_interval.as_ref().map(|v| v.range.low),
+                Some(Millis::from_secs(90))
+            );
+            assert_eq!(
+                chain.session_lifetime.as_ref().map(|v| v.range.low),
+                Some(Millis::from_secs(7200))
+            );
+            assert_eq!(
+                chain.ping_interval.as_ref().map(|v| v.show(files)),
+                Some("90s (annotation `kubegap.io/ping-interval` at t.yaml:6)".to_string())
+            );
+        }
+    });
+}
+
+/// A Service selecting N copies of a Deployment (N copies of a release in one stream) ends one
+/// chain per route when the copies' chains would be equal, one per copy when they differ (each
+/// copy's app keep-alive written at its own line), and the copies are read once for every
+/// Service of the group.
+#[test]
+fn copies_whose_chains_would_be_equal_end_one_chain_per_route() {
+    let nginx = "image: nginx:1.25";
+    let gunicorn = "image: python:3.12\n          command: [gunicorn, --keep-alive, '5', app:app]";
+    for (container, per_route) in [(nginx, 1), (gunicorn, 3)] {
+        let release = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec:\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n        - name: web\n          {container}\n          ports: [{{containerPort: 8080}}]\n---\napiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: shop}}\nspec:\n  selector: {{app: web}}\n  ports: [{{port: 80, targetPort: 8080}}]\n---\n"
+        );
+        on_stage(&release.repeat(3), |cx, files| {
+            let graph = cx.k8s;
+            assert_eq!((graph.workloads.len(), graph.services.len()), (3, 3));
+            let tails = super::Tails::default();
+            for service in &graph.services {
+                assert_eq!(graph.service_targets(service).len(), 3);
+                let end = super::RouteEnd {
+                    route: super::Route::object("route".to_string()),
+                    anchor: cx.span(cx.obj(service.obj).at),
+                    object: None,
+                    service,
+                    port: super::PortRef::Unknown,
+                    long_lived: None,
+                };
+                let mut out = Vec::new();
+                super::finish_chains(cx, &end, &[], &tails, &mut out);
+                assert_eq!(out.len(), per_route, "{container}");
+                let app_lines: Vec<_> = out
+                    .iter()
+                    .map(|c| {
+                        c.hops
+                            .get(1)
+                            .and_then(|h| h.span)
+                            .map(|s| files.get(s.file).line_col(s.start).line)
+                    })
+                    .collect();
+                let want: Vec<Option<u32>> = if per_route == 1 {
+                    vec![None]
+                } else {
+                    vec![Some(11), Some(31), Some(51)]
+                };
+                assert_eq!(app_lines, want, "{container}");
+            }
+            let target = super::target_port_for(cx, &graph.services[0], &super::PortRef::Unknown);
+            let first = tails.of(cx, &graph.services[0], target.as_deref());
+            let last = tails.of(cx, &graph.services[2], target.as_deref());
+            assert!(std::sync::Arc::ptr_eq(&first, &last));
+        });
+    }
+}
+
+/// Runs `f` with the chains' stage over `text`, parsed as `t.yaml`, its graph and controllers
+/// built.
+fn on_stage(text: &str, f: impl FnOnce(&super::Stage<'_>, &SourceMap)) {
     let mut files = SourceMap::default();
     files.add(SourceFile::new(
         "t.yaml",
@@ -244,29 +330,5 @@ spec:
         model: &model,
         controllers: &controllers,
     };
-    let route = &controllers.routes[0];
-    assert_eq!(
-        route.ping_interval.as_ref().map(|s| s.value),
-        Some(crate::value::duration::Millis(90_000))
-    );
-    assert_eq!(
-        route.session_lifetime.as_ref().map(|s| s.value),
-        Some(crate::value::duration::Millis(7_200_000))
-    );
-    let chains = super::build(&cx);
-    assert!(!chains.is_empty());
-    for chain in &chains {
-        assert_eq!(
-            chain.ping_interval.as_ref().map(|v| v.range.low),
-            Some(Millis::from_secs(90))
-        );
-        assert_eq!(
-            chain.session_lifetime.as_ref().map(|v| v.range.low),
-            Some(Millis::from_secs(7200))
-        );
-        assert_eq!(
-            chain.ping_interval.as_ref().map(|v| v.show(&files)),
-            Some("90s (annotation `kubegap.io/ping-interval` at t.yaml:6)".to_string())
-        );
-    }
+    f(&cx, &files);
 }

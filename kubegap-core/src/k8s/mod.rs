@@ -1762,6 +1762,12 @@ impl Graph {
             .map_or(&[], |l| self.pdb_selections[l].as_slice())
     }
 
+    /// Which distinct list of workloads a Service selects: Services of one group (namespace,
+    /// selector, file) share one list ([`Graph::service_target_indices`]).
+    pub fn service_target_list(&self, service: &Service) -> Option<usize> {
+        self.service_workloads.get(service.obj)
+    }
+
     /// Which distinct list of workloads a PDB selects: PDBs with one namespace, selector and
     /// file have one list (equal ids, equal lists).
     pub fn pdb_target_list(&self, pdb: &Pdb) -> Option<usize> {
