@@ -82,6 +82,14 @@ if [ ! -s "$in/identical-10mb.yaml" ]; then
   n=$((10000000 / $(wc -c < testdata/cli/helm-stream.yaml)))
   for ((i = 0; i < n; i++)); do cat testdata/cli/helm-stream.yaml; echo '---'; done > "$in/identical-10mb.yaml"
 fi
+# Copies of a release of every linked kind in one stream, named alike (every Service selects
+# every copy's Deployment); with a known app keep-alive, each copy's chains differ.
+for n in 1000 2000; do
+  [ -s "$in/release-copies-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n > "$in/release-copies-$n.yaml"
+done
+for n in 250 500; do
+  [ -s "$in/app-copies-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n app > "$in/app-copies-$n.yaml"
+done
 for n in 2000 4000; do
   [ -d "$in/same-labels-$n" ] || python3 scripts/gen_shapes.py same-labels "$in/same-labels-$n" $n
   [ -d "$in/same-names-$n" ] || python3 scripts/gen_shapes.py same-names "$in/same-names-$n" $n
@@ -174,6 +182,10 @@ solo "20,000 small manifests" "$lint $in/small"
 solo "3,200 copies of one release" "$lint $in/copies-3200.yaml"
 solo "1,600 copies of one release" "$lint $in/copies-1600.yaml"
 solo "identical copies of testdata/cli/helm-stream.yaml" "$lint $in/identical-10mb.yaml"
+solo "1,000 copies of an eight-object release" "$lint $in/release-copies-1000.yaml"
+solo "2,000 copies of an eight-object release" "$lint $in/release-copies-2000.yaml"
+solo "250 copies of it with a known app keep-alive" "$lint $in/app-copies-250.yaml"
+solo "500 copies of it with a known app keep-alive" "$lint $in/app-copies-500.yaml"
 solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
 solo "2,000 apps labelled alike, one directory each" "$lint $in/same-labels-2000"
 solo "4,000 apps labelled alike, one directory each" "$lint $in/same-labels-4000"
@@ -207,7 +219,7 @@ solo "kubegap diff: k8s+helm corpus against itself" "$bin diff --format json $co
 sizes=$out/sizes.tsv
 {
   printf 'k8s+helm\t%s\n' "$(find $corpus/k8s $corpus/helm -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 | xargs -0 cat | wc -c)"
-  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/identical-*.yaml "$in"/haproxy-*.cfg "$in"/kubectl-*.yaml; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
+  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/release-copies-*.yaml "$in"/app-copies-*.yaml "$in"/identical-*.yaml "$in"/haproxy-*.cfg "$in"/kubectl-*.yaml; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
   printf 'small\t%s\n' "$(find "$in/small" -type f -print0 | xargs -0 cat | wc -c)"
 } > "$sizes"
 {
@@ -256,6 +268,9 @@ size_of = {
     "helm stream 16x": "stream-16x.yaml", "k8s+helm corpus": "k8s+helm",
     "20,000 small manifests": "small", "identical copies": "identical-10mb.yaml",
     "3,200 copies": "copies-3200.yaml", "1,600 copies": "copies-1600.yaml",
+    "1,000 copies of an eight": "release-copies-1000.yaml",
+    "2,000 copies of an eight": "release-copies-2000.yaml",
+    "250 copies of it": "app-copies-250.yaml", "500 copies of it": "app-copies-500.yaml",
     "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
     "kubectl get -o yaml": "kubectl-4000.yaml",
 }

@@ -23,6 +23,15 @@
                                      dump of every resource has)
   gen_shapes.py definitions N        `kubectl get crd -o yaml` of N small definitions on stdout:
                                      one `List` whose every item's spec the parser skips
+  gen_shapes.py release-copies N [app]
+                                     a stream of N copies of one release of every kind the graph
+                                     links (a Deployment, a LoadBalancer Service, an Ingress, a
+                                     PDB, an HPA, a Route, a ConfigMap, an IngressClass), all
+                                     named alike in one namespace, on stdout: every Service
+                                     selects every copy's Deployment, every Ingress and Route
+                                     names every copy's Service; with `app`, each copy's app
+                                     keep-alive is known (gunicorn `--keep-alive`), so each
+                                     copy's chains differ
   gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
                                      a Deployment in deployment.yaml, an HPA, a Service and an
                                      Ingress naming `web` in refs.yaml (every name matches N
@@ -666,6 +675,75 @@ def definitions(n):
         )
     out.write('kind: List\nmetadata:\n  resourceVersion: ""\n')
 
+RELEASE = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-config, namespace: shop}
+data: {nginx.conf: "keepalive_timeout 30s;"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, labels: {app: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          IMAGE
+          ports: [{name: http, containerPort: 8080}]
+          readinessProbe: {httpGet: {path: /, port: http}}
+          envFrom: [{configMapRef: {name: web-config}}]
+          volumeMounts: [{name: conf, mountPath: /etc/nginx}]
+      volumes: [{name: conf, configMap: {name: web-config}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop, annotations: {service.beta.kubernetes.io/aws-load-balancer-type: nlb}}
+spec:
+  type: LoadBalancer
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop, annotations: {nginx.ingress.kubernetes.io/proxy-read-timeout: "30"}}
+spec:
+  ingressClassName: nginx
+  rules: [{host: a.example, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {name: http}}}}]}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: shop}
+spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minReplicas: 2, maxReplicas: 5}
+---
+apiVersion: route.openshift.io/v1
+kind: Route
+metadata: {name: web, namespace: shop}
+spec: {to: {kind: Service, name: web}, port: {targetPort: http}}
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx}
+---
+"""
+
+
+def release_copies(n, app):
+    image = ("image: python:3.12\n          command: [gunicorn, --keep-alive, \"5\", app:app]"
+             if app else "image: nginx:1.25")
+    one = RELEASE.replace("IMAGE", image)
+    out = sys.stdout
+    for _ in range(n):
+        out.write(one)
+
 
 def main():
     cmd = sys.argv[1]
@@ -683,6 +761,8 @@ def main():
         kubectl_dump(int(sys.argv[2]), sys.argv[3:] == ["definition"])
     elif cmd == "definitions":
         definitions(int(sys.argv[2]))
+    elif cmd == "release-copies":
+        release_copies(int(sys.argv[2]), sys.argv[3:] == ["app"])
     elif cmd == "same-names":
         same_names(sys.argv[2], int(sys.argv[3]))
     else:
