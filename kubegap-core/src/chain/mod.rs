@@ -87,6 +87,11 @@ impl Value {
         }
     }
 
+    /// Whether two values are the same but for where they are written ([`Source::same_but_where`]).
+    pub fn same_but_where(&self, other: &Value) -> bool {
+        self.range == other.range && self.source.same_but_where(&other.source)
+    }
+
     /// `60s (annotation `…` at api.yaml:9)`, `5s (default of CloudFront origin settings)`.
     pub fn show(&self, files: &SourceMap) -> String {
         format!("{} ({})", self.range.show(), self.source.cite(files))
@@ -125,7 +130,34 @@ pub struct Hop {
     pub gclb: bool,
 }
 
+/// [`Value::same_but_where`] of two optional values.
+fn same_values_but_where(a: &Option<Value>, b: &Option<Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.same_but_where(b),
+        (a, b) => a.is_none() && b.is_none(),
+    }
+}
+
 impl Hop {
+    /// Whether two hops are the same but for where they and their values are written (the app
+    /// hops of two copies of one manifest).
+    pub fn same_but_where(&self, other: &Hop) -> bool {
+        self.layer == other.layer
+            && self.name == other.name
+            && self.gclb == other.gclb
+            && self.span.is_some() == other.span.is_some()
+            && [
+                (&self.keepalive, &other.keepalive),
+                (&self.pool_idle, &other.pool_idle),
+                (&self.read_timeout, &other.read_timeout),
+                (&self.tunnel_timeout, &other.tunnel_timeout),
+                (&self.lifetime, &other.lifetime),
+                (&self.headers_timeout, &other.headers_timeout),
+            ]
+            .iter()
+            .all(|(a, b)| same_values_but_where(a, b))
+    }
+
     /// A hop with no values yet.
     pub fn new(layer: Layer, name: impl Into<String>, span: Option<Span>) -> Hop {
         Hop {
@@ -498,6 +530,16 @@ pub(crate) struct Tails(std::sync::Mutex<TailsByList>);
 type TailsByList = std::collections::HashMap<usize, Vec<(Option<String>, Arc<[Tail]>)>>;
 
 impl Tail {
+    /// Whether two tails are the same but for where they are written.
+    fn same_but_where(&self, other: &Tail) -> bool {
+        let apps = match (&self.app, &other.app) {
+            (Some(a), Some(b)) => a.same_but_where(b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        apps && same_values_but_where(&self.ping_interval, &other.ping_interval)
+            && same_values_but_where(&self.session_lifetime, &other.session_lifetime)
+    }
+
     /// The tail of one workload.
     fn of(cx: &Stage<'_>, workload: &Workload, target: Option<&str>) -> Tail {
         use crate::value::declarations::{PING_INTERVAL, SESSION_LIFETIME};
@@ -527,7 +569,12 @@ impl Tails {
         }
         let mut tails: Vec<Tail> = Vec::new();
         // Equal tails have equal spans: only those with the same spans are compared.
-        let mut seen: std::collections::HashMap<[Option<Span>; 3], Vec<usize>> =
+        let mut equal: std::collections::HashMap<[Option<Span>; 3], Vec<usize>> =
+            std::collections::HashMap::new();
+        // Definitions of one object (kind, namespace, name) that differ only in where they are
+        // written are copies of one manifest (N copies of a release in one stream): the first
+        // stands for them all, as it would for equal ones.
+        let mut copies: std::collections::HashMap<(&str, &str, &str), Vec<usize>> =
             std::collections::HashMap::new();
         for w in cx.k8s.service_targets(service) {
             let tail = Tail::of(cx, w, target);
@@ -536,11 +583,20 @@ impl Tails {
                 tail.ping_interval.as_ref().and_then(Value::span),
                 tail.session_lifetime.as_ref().and_then(Value::span),
             ];
-            let same = seen.entry(spans).or_default();
-            if same.iter().all(|i| tails[*i] != tail) {
-                same.push(tails.len());
-                tails.push(tail);
+            let equal = equal.entry(spans).or_default();
+            if equal.iter().any(|i| tails[*i] == tail) {
+                continue;
             }
+            let o = cx.obj(w.obj);
+            let copies = copies
+                .entry((o.kind.as_str(), o.namespace.as_str(), o.name.as_str()))
+                .or_default();
+            if copies.iter().any(|i| tails[*i].same_but_where(&tail)) {
+                continue;
+            }
+            equal.push(tails.len());
+            copies.push(tails.len());
+            tails.push(tail);
         }
         let tails: Arc<[Tail]> = tails.into();
         if let Ok(mut memo) = self.0.lock() {

@@ -250,21 +250,67 @@ spec:
     });
 }
 
-/// A Service selecting N copies of a Deployment (N copies of a release in one stream) ends one
-/// chain per route when the copies' chains would be equal, one per copy when they differ (each
-/// copy's app keep-alive written at its own line), and the copies are read once for every
-/// Service of the group.
+/// A Service selecting three Deployments in one file (N copies of a release in one stream) ends
+/// one chain per route for copies of one Deployment whose chains would be equal, or equal but
+/// for the lines their values are written at, and one per Deployment where they differ (other
+/// names, another keep-alive or ping interval); the Deployments are read once for every Service
+/// of the group.
 #[test]
-fn copies_whose_chains_would_be_equal_end_one_chain_per_route() {
-    let nginx = "image: nginx:1.25";
-    let gunicorn = "image: python:3.12\n          command: [gunicorn, --keep-alive, '5', app:app]";
-    for (container, per_route) in [(nginx, 1), (gunicorn, 3)] {
-        let release = format!(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec:\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n        - name: web\n          {container}\n          ports: [{{containerPort: 8080}}]\n---\napiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: shop}}\nspec:\n  selector: {{app: web}}\n  ports: [{{port: 80, targetPort: 8080}}]\n---\n"
-        );
-        on_stage(&release.repeat(3), |cx, files| {
+fn copies_of_one_deployment_end_one_chain_per_route() {
+    let nginx = |_: usize| "image: nginx:1.25".to_string();
+    let gunicorn = |i: usize| {
+        format!("image: python:3.12\n          command: [gunicorn, --keep-alive, '{i}', app:app]")
+    };
+    let none = |_: usize| String::new();
+    let ping = |i: usize| format!(", annotations: {{kubegap.io/ping-interval: {i}s}}");
+    let copies = ["web", "web", "web"];
+    let distinct = ["web0", "web1", "web2"];
+    type Case<'a> = (
+        &'a [&'a str; 3],
+        &'a dyn Fn(usize) -> String,
+        &'a dyn Fn(usize) -> String,
+        usize,
+    );
+    let cases: [Case<'_>; 8] = [
+        (&copies, &nginx, &none, 1),
+        (&copies, &|_| gunicorn(5), &none, 1),
+        (&copies, &|i| gunicorn(5 + i), &none, 3),
+        (&distinct, &|_| gunicorn(5), &none, 3),
+        (&distinct, &nginx, &none, 1),
+        (&copies, &nginx, &|_| ping(45), 1),
+        (&copies, &nginx, &|i| ping(45 + i), 3),
+        (&distinct, &nginx, &|_| ping(45), 3),
+    ];
+    for (names, container, annotations, per_route) in cases {
+        let text: String = (0..3)
+            .map(|i| {
+                format!(
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop{annotations}}}\nspec:\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n        - name: web\n          {container}\n          ports: [{{containerPort: 8080}}]\n---\napiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  selector: {{app: web}}\n  ports: [{{port: 80, targetPort: 8080}}]\n---\n",
+                    name = names[i],
+                    container = container(i),
+                    annotations = annotations(i),
+                )
+            })
+            .collect();
+        // The lines of the copies' keep-alives and ping intervals, the first `per_route`.
+        let lines_with = |what: &str| -> Vec<Option<u32>> {
+            let lines = text.lines().enumerate().filter(|(_, l)| l.contains(what));
+            let lines: Vec<_> = lines.map(|(n, _)| u32::try_from(n + 1).ok()).collect();
+            match lines.len() {
+                0 => vec![None; per_route],
+                _ => lines[..per_route].to_vec(),
+            }
+        };
+        let want: Vec<_> = lines_with("--keep-alive")
+            .into_iter()
+            .zip(lines_with("ping-interval"))
+            .collect();
+        on_stage(&text, |cx, files| {
             let graph = cx.k8s;
             assert_eq!((graph.workloads.len(), graph.services.len()), (3, 3));
+            let line = |s: Option<crate::source::Span>| {
+                s.map(|s| files.get(s.file).line_col(s.start).line)
+            };
             let tails = super::Tails::default();
             for service in &graph.services {
                 assert_eq!(graph.service_targets(service).len(), 3);
@@ -278,22 +324,18 @@ fn copies_whose_chains_would_be_equal_end_one_chain_per_route() {
                 };
                 let mut out = Vec::new();
                 super::finish_chains(cx, &end, &[], &tails, &mut out);
-                assert_eq!(out.len(), per_route, "{container}");
-                let app_lines: Vec<_> = out
+                let found: Vec<_> = out
                     .iter()
                     .map(|c| {
-                        c.hops
-                            .get(1)
-                            .and_then(|h| h.span)
-                            .map(|s| files.get(s.file).line_col(s.start).line)
+                        let app = c.hops.get(1).and_then(|h| h.keepalive.as_ref());
+                        let ping = c.ping_interval.as_ref();
+                        (
+                            line(app.and_then(|v| v.span())),
+                            line(ping.and_then(|v| v.span())),
+                        )
                     })
                     .collect();
-                let want: Vec<Option<u32>> = if per_route == 1 {
-                    vec![None]
-                } else {
-                    vec![Some(11), Some(31), Some(51)]
-                };
-                assert_eq!(app_lines, want, "{container}");
+                assert_eq!(found, want, "{text}");
             }
             let target = super::target_port_for(cx, &graph.services[0], &super::PortRef::Unknown);
             let first = tails.of(cx, &graph.services[0], target.as_deref());

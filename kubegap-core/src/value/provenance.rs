@@ -141,6 +141,28 @@ impl Source {
         self
     }
 
+    /// Whether two sources are the same but for where they are written: the same directive,
+    /// annotation, key, argument or field (two copies of one manifest), or the same default.
+    pub fn same_but_where(&self, other: &Source) -> bool {
+        match (self, other) {
+            (Source::Directive { name: a, .. }, Source::Directive { name: b, .. })
+            | (Source::Annotation { key: a, .. }, Source::Annotation { key: b, .. })
+            | (Source::ConfigMapKey { key: a, .. }, Source::ConfigMapKey { key: b, .. })
+            | (Source::Argument { text: a, .. }, Source::Argument { text: b, .. })
+            | (Source::Field { what: a, .. }, Source::Field { what: b, .. })
+            | (Source::Declaration { what: a }, Source::Declaration { what: b }) => a == b,
+            (Source::Default(a), Source::Default(b)) => {
+                a.product == b.product
+                    && a.version == b.version
+                    && a.setting == b.setting
+                    && a.note == b.note
+                    && a.implied_by.as_ref().map(|(what, _)| what)
+                        == b.implied_by.as_ref().map(|(what, _)| what)
+            }
+            _ => false,
+        }
+    }
+
     /// The span of the value, when it is written somewhere.
     pub fn span(&self) -> Option<Span> {
         match self {
