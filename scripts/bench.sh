@@ -90,6 +90,10 @@ done
 for n in 250 500; do
   [ -s "$in/app-copies-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n app > "$in/app-copies-$n.yaml"
 done
+# The same releases named apart, one label: every Service selects every app, N^2 real chains.
+for n in 100 200; do
+  [ -s "$in/app-apps-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n app distinct > "$in/app-apps-$n.yaml"
+done
 for n in 2000 4000; do
   [ -d "$in/same-labels-$n" ] || python3 scripts/gen_shapes.py same-labels "$in/same-labels-$n" $n
   [ -d "$in/same-names-$n" ] || python3 scripts/gen_shapes.py same-names "$in/same-names-$n" $n
@@ -186,6 +190,8 @@ solo "1,000 copies of an eight-object release" "$lint $in/release-copies-1000.ya
 solo "2,000 copies of an eight-object release" "$lint $in/release-copies-2000.yaml"
 solo "250 copies of it with a known app keep-alive" "$lint $in/app-copies-250.yaml"
 solo "500 copies of it with a known app keep-alive" "$lint $in/app-copies-500.yaml"
+solo "100 of them named apart, one label" "$lint $in/app-apps-100.yaml"
+solo "200 of them named apart, one label" "$lint $in/app-apps-200.yaml"
 solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
 solo "2,000 apps labelled alike, one directory each" "$lint $in/same-labels-2000"
 solo "4,000 apps labelled alike, one directory each" "$lint $in/same-labels-4000"
@@ -219,7 +225,7 @@ solo "kubegap diff: k8s+helm corpus against itself" "$bin diff --format json $co
 sizes=$out/sizes.tsv
 {
   printf 'k8s+helm\t%s\n' "$(find $corpus/k8s $corpus/helm -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) -print0 | xargs -0 cat | wc -c)"
-  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/release-copies-*.yaml "$in"/app-copies-*.yaml "$in"/identical-*.yaml "$in"/haproxy-*.cfg "$in"/kubectl-*.yaml; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
+  for f in "$in"/stream-*x.yaml "$in"/copies-*.yaml "$in"/release-copies-*.yaml "$in"/app-copies-*.yaml "$in"/app-apps-*.yaml "$in"/identical-*.yaml "$in"/haproxy-*.cfg "$in"/kubectl-*.yaml; do printf '%s\t%s\n' "$(basename "$f")" "$(wc -c < "$f")"; done
   printf 'small\t%s\n' "$(find "$in/small" -type f -print0 | xargs -0 cat | wc -c)"
 } > "$sizes"
 {
@@ -271,6 +277,7 @@ size_of = {
     "1,000 copies of an eight": "release-copies-1000.yaml",
     "2,000 copies of an eight": "release-copies-2000.yaml",
     "250 copies of it": "app-copies-250.yaml", "500 copies of it": "app-copies-500.yaml",
+    "100 of them named apart": "app-apps-100.yaml", "200 of them named apart": "app-apps-200.yaml",
     "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
     "kubectl get -o yaml": "kubectl-4000.yaml",
 }

@@ -23,7 +23,7 @@
                                      dump of every resource has)
   gen_shapes.py definitions N        `kubectl get crd -o yaml` of N small definitions on stdout:
                                      one `List` whose every item's spec the parser skips
-  gen_shapes.py release-copies N [app]
+  gen_shapes.py release-copies N [app] [distinct]
                                      a stream of N copies of one release of every kind the graph
                                      links (a Deployment, a LoadBalancer Service, an Ingress, a
                                      PDB, an HPA, a Route, a ConfigMap, an IngressClass), all
@@ -31,7 +31,9 @@
                                      selects every copy's Deployment, every Ingress and Route
                                      names every copy's Service; with `app`, each copy's app
                                      keep-alive is known (gunicorn `--keep-alive`), so each
-                                     copy's chains differ
+                                     copy's chains differ but for where they are written; with
+                                     `distinct`, copy i is named `web{i}` and keeps the label
+                                     `app: web` (every Service selects N different Deployments)
   gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
                                      a Deployment in deployment.yaml, an HPA, a Service and an
                                      Ingress naming `web` in refs.yaml (every name matches N
@@ -736,13 +738,13 @@ spec: {controller: k8s.io/ingress-nginx}
 """
 
 
-def release_copies(n, app):
+def release_copies(n, app, distinct):
     image = ("image: python:3.12\n          command: [gunicorn, --keep-alive, \"5\", app:app]"
              if app else "image: nginx:1.25")
     one = RELEASE.replace("IMAGE", image)
     out = sys.stdout
-    for _ in range(n):
-        out.write(one)
+    for i in range(n):
+        out.write(one.replace("name: web", f"name: web{i}") if distinct else one)
 
 
 def main():
@@ -762,7 +764,7 @@ def main():
     elif cmd == "definitions":
         definitions(int(sys.argv[2]))
     elif cmd == "release-copies":
-        release_copies(int(sys.argv[2]), sys.argv[3:] == ["app"])
+        release_copies(int(sys.argv[2]), "app" in sys.argv[3:], "distinct" in sys.argv[3:])
     elif cmd == "same-names":
         same_names(sys.argv[2], int(sys.argv[3]))
     else:
