@@ -519,9 +519,10 @@ struct Tail {
 /// The distinct [`Tail`]s of the workloads a Service selects, by (the Service's list of
 /// selected workloads, target port), in the order of their first workload. Every Service of
 /// a group shares its list, and every route to it its target: the tails are read once, not
-/// once per route, and workloads whose tails are equal make one chain per route, not one
-/// each (N copies of a release in one stream, each Service selecting all N Deployments, made
-/// 3N² chains: 2,000 copies took 12 s and 2.6 GB).
+/// once per route, and workloads whose tails are equal, or copies of one workload whose tails
+/// are the same but for where they are written ([`Tail::same_but_where`]), make one chain
+/// per route, not one each (N copies of a release in one stream, each Service selecting all
+/// N Deployments, made 3N² chains: 2,000 copies took 12 s and 2.5 GiB).
 #[derive(Default)]
 pub(crate) struct Tails(std::sync::Mutex<TailsByList>);
 
@@ -611,7 +612,8 @@ impl Tails {
 }
 
 /// Appends Service and app hops for the route's Service to `front`: one chain per selected
-/// workload, but one for workloads whose chains would be equal ([`Tails`]).
+/// workload, but one for workloads whose chains would be equal and for copies of one workload
+/// that differ only in where they are written ([`Tails`]).
 pub(crate) fn finish_chains(
     cx: &Stage<'_>,
     end: &RouteEnd<'_>,
