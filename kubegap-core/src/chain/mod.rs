@@ -130,10 +130,10 @@ pub struct Hop {
     pub gclb: bool,
 }
 
-/// [`Value::same_but_where`] of two optional values.
-fn same_values_but_where(a: &Option<Value>, b: &Option<Value>) -> bool {
+/// Whether two optional values are both absent, or both present and `same`.
+fn both_same<T>(a: &Option<T>, b: &Option<T>, same: impl Fn(&T, &T) -> bool) -> bool {
     match (a, b) {
-        (Some(a), Some(b)) => a.same_but_where(b),
+        (Some(a), Some(b)) => same(a, b),
         (a, b) => a.is_none() && b.is_none(),
     }
 }
@@ -155,7 +155,7 @@ impl Hop {
                 (&self.headers_timeout, &other.headers_timeout),
             ]
             .iter()
-            .all(|(a, b)| same_values_but_where(a, b))
+            .all(|(a, b)| both_same(a, b, Value::same_but_where))
     }
 
     /// A hop with no values yet.
@@ -533,12 +533,17 @@ type TailsByList = std::collections::HashMap<usize, Vec<(Option<String>, Arc<[Ta
 impl Tail {
     /// Whether two tails are the same but for where they are written.
     fn same_but_where(&self, other: &Tail) -> bool {
-        let apps = match (&self.app, &other.app) {
-            (Some(a), Some(b)) => a.same_but_where(b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        apps && same_values_but_where(&self.ping_interval, &other.ping_interval)
-            && same_values_but_where(&self.session_lifetime, &other.session_lifetime)
+        both_same(&self.app, &other.app, Hop::same_but_where)
+            && both_same(
+                &self.ping_interval,
+                &other.ping_interval,
+                Value::same_but_where,
+            )
+            && both_same(
+                &self.session_lifetime,
+                &other.session_lifetime,
+                Value::same_but_where,
+            )
     }
 
     /// The tail of one workload.
