@@ -426,6 +426,30 @@ fn chains_command_prints_every_hop_with_its_source() {
         .contains("apps.yaml:18"));
 }
 
+/// A suppressed chain finding reached through two Ingresses is one cause: it would have been
+/// reported once, so it is counted once.
+#[test]
+fn a_suppressed_cause_reached_through_two_routes_counts_once() {
+    let path = "testdata/cli/suppressed-routes.yaml";
+    let out = kubegap(&["lint", path, "--format", "json"], None);
+    let v = json(&out);
+    assert_eq!(v["summary"]["suppressed"].as_u64(), Some(1), "{v}");
+    // Without the comment, the two routes give the one finding.
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
+    let bare = text.replace("# kubegap-ignore:", "# no longer ignored:");
+    let out = kubegap(&["lint", "-", "--format", "json"], Some(bare.as_bytes()));
+    let v = json(&out);
+    let chain: Vec<u64> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "chain-app-keepalive-below-upstream")
+        .map(|f| f["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(chain, vec![13], "{v}");
+    assert_eq!(v["summary"]["suppressed"].as_u64(), Some(0), "{v}");
+}
+
 #[test]
 fn inline_suppressions() {
     let out = kubegap(

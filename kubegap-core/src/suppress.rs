@@ -253,7 +253,8 @@ fn annotations(files: &SourceMap, graph: &Graph, documents: &[Document]) -> Vec<
 }
 
 /// Removes suppressed findings, adds `unknown-suppression` (and, when asked, `unused-suppression`)
-/// findings, and returns how many findings were suppressed.
+/// findings, and returns how many findings were suppressed: one per cause, as they would have
+/// been reported (the same rule, place and message reached through several routes is one).
 pub fn apply(
     files: &SourceMap,
     documents: &[Document],
@@ -295,7 +296,7 @@ pub fn apply_directives(
         return 0;
     }
     directives.sort_by_key(|d| (d.file, d.cover.0, d.span.start));
-    let before = findings.len();
+    let mut causes: Vec<(&'static str, Span, String)> = Vec::new();
     findings.retain(|f| {
         if f.rule == PARSE_ERROR.id {
             return true;
@@ -317,9 +318,14 @@ pub fn apply_directives(
                 }
             }
         }
+        if suppressed {
+            causes.push((f.rule, f.span, f.message.clone()));
+        }
         !suppressed
     });
-    let suppressed = before - findings.len();
+    causes.sort();
+    causes.dedup();
+    let suppressed = causes.len();
     let report_unused = settings.report_unused_suppressions
         || settings
             .select
