@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// A file-config proxy that sends traffic to a Service of the input.
 pub struct FileRoute<'a> {
     /// The proxy hop with its values.
-    pub hop: Hop,
+    pub hop: Arc<Hop>,
     /// `nginx.conf:17 proxy_pass http://api`, `haproxy.cfg:15 server orders…`.
     pub route: Route,
     /// Where the target is written.
@@ -182,15 +182,16 @@ fn nginx_routes<'a>(
                 proxy.pool_idle = Some(Value::new(idle.value, source));
             }
         }
+        let proxy = Arc::new(proxy);
         for target in config.targets(&pass, &upstreams) {
             if let Some((service, port)) =
                 targets.resolve(cx, pass.url_span.file, &target.host, target.port)
             {
                 out.push(FileRoute {
-                    hop: proxy.clone(),
+                    hop: Arc::clone(&proxy),
                     route: Route {
                         at: Some(pass.url_span),
-                        text: format!("proxy_pass {}", pass.url),
+                        text: format!("proxy_pass {}", pass.url).into(),
                     },
                     anchor: target.span,
                     service,
@@ -277,10 +278,10 @@ fn haproxy_routes<'a>(
                     }));
                 }
                 out.push(FileRoute {
-                    hop: proxy,
+                    hop: Arc::new(proxy),
                     route: Route {
                         at: Some(server.line.span),
-                        text: format!("server {}", address.host),
+                        text: format!("server {}", address.host).into(),
                     },
                     anchor: address.host_span,
                     service,
@@ -308,7 +309,7 @@ pub fn file_chains(
             continue;
         }
         let mut front = outer_hops(cx);
-        front.push(r.hop.clone());
+        front.push(Arc::clone(&r.hop));
         let end = RouteEnd {
             route: r.route.clone(),
             anchor: r.anchor,

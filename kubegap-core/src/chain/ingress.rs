@@ -9,6 +9,7 @@ use crate::controllers::{Model, Product, Reader, RouteSettings};
 use crate::k8s::At;
 use crate::value::duration::Millis;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Client keep-alive defaults of the in-cluster proxies when their configuration is not in the
 /// input: each product's file in `controllers/` owns its default.
@@ -157,7 +158,7 @@ pub fn chains(
         }
         let o = cx.obj(service.obj);
         let mut front = outer_hops(cx);
-        front.push(lb_hop(cx, &lb));
+        front.push(Arc::new(lb_hop(cx, &lb)));
         let route_name = format!("Service {}/{} ({})", o.namespace, o.name, lb.kind.name());
         let end = RouteEnd {
             route: super::Route::object(route_name),
@@ -192,7 +193,7 @@ fn route_chains(
         .and_then(|c| cx.k8s.workload(c.obj))
         .map(|w| cx.k8s.services_of(w).iter().map(|s| s.obj).collect())
         .unwrap_or_default();
-    let mut fronts: Vec<Vec<Hop>> = Vec::new();
+    let mut fronts: Vec<Vec<Arc<Hop>>> = Vec::new();
     // A proxy with a WebSocket-only path to the controller carries this route's WebSockets
     // there, and its other traffic elsewhere.
     let reaching: Vec<&FileRoute<'_>> = file_routes
@@ -210,22 +211,22 @@ fn route_chains(
         }
         {
             let mut front = outer_hops(cx);
-            front.push(fr.hop.clone());
+            front.push(Arc::clone(&fr.hop));
             fronts.push(front);
         }
     }
     if fronts.is_empty() || route.lb.is_some() {
         let mut front = outer_hops(cx);
         if let Some(lb) = &route.lb {
-            front.push(lb_hop(cx, lb));
+            front.push(Arc::new(lb_hop(cx, lb)));
         }
         fronts.push(front);
     }
     if let Some(binding) = route.binding.as_ref() {
         if !matches!(binding.product, Product::AwsAlb | Product::Gke) {
-            let hop = proxy_hop(cx, model, route, binding.product);
+            let hop = Arc::new(proxy_hop(cx, model, route, binding.product));
             for front in &mut fronts {
-                front.push(hop.clone());
+                front.push(Arc::clone(&hop));
             }
         }
     }
@@ -253,7 +254,7 @@ fn route_chains(
             backends.push((to, r.target_port, None));
         }
     }
-    let long_lived = route.long_lived.as_ref().map(|l| l.reason.clone());
+    let long_lived: Option<Arc<str>> = route.long_lived.as_ref().map(|l| l.reason.as_str().into());
     for (name_at, port_at, path) in backends {
         let Some(name) = cx.node(name_at).as_str() else {
             continue;

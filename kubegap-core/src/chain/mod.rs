@@ -158,6 +158,27 @@ impl Hop {
             .all(|(a, b)| both_same(a, b, Value::same_but_where))
     }
 
+    /// The hop's name, then each of its values with its source, `|`-separated, then a newline:
+    /// a part of [`Chain::signature`].
+    pub fn signature(&self, files: &SourceMap) -> String {
+        let mut out = self.name.clone();
+        for v in [
+            &self.keepalive,
+            &self.pool_idle,
+            &self.read_timeout,
+            &self.tunnel_timeout,
+            &self.lifetime,
+            &self.headers_timeout,
+        ] {
+            out.push('|');
+            if let Some(v) = v {
+                out.push_str(&v.show(files));
+            }
+        }
+        out.push('\n');
+        out
+    }
+
     /// A hop with no values yet.
     pub fn new(layer: Layer, name: impl Into<String>, span: Option<Span>) -> Hop {
         Hop {
@@ -202,14 +223,18 @@ pub struct Route {
     /// The proxy line of a file route (`proxy_pass`, `server`), rendered as `nginx.conf:12`;
     /// `None` for a route written in an object (`Ingress shop/web /api`).
     pub at: Option<Span>,
-    /// `proxy_pass http://api`, `server orders`, `Ingress shop/web /api`.
-    pub text: String,
+    /// `proxy_pass http://api`, `server orders`, `Ingress shop/web /api`: shared by the
+    /// route's chains.
+    pub text: Arc<str>,
 }
 
 impl Route {
     /// A route named by an object.
     pub fn object(text: String) -> Route {
-        Route { at: None, text }
+        Route {
+            at: None,
+            text: text.into(),
+        }
     }
 
     /// `nginx.conf:12 proxy_pass http://api`, `Ingress shop/web /api`.
@@ -220,7 +245,7 @@ impl Route {
                 let line = file.line_col(at.start).line;
                 format!("{}:{line} {}", file.base_name(), self.text)
             }
-            None => self.text.clone(),
+            None => self.text.to_string(),
         }
     }
 }
@@ -232,10 +257,12 @@ pub struct Chain {
     pub route: Route,
     /// Where the route is written (the Ingress path, the `proxy_pass`, the `server` line).
     pub anchor: Span,
-    /// Hops from the outside in.
-    pub hops: Vec<Hop>,
+    /// Hops from the outside in. Shared: the chains of one route share its front hops and
+    /// Service hop, the chains to one workload its app hop (N routes to N workloads are N²
+    /// chains but only 2N hops).
+    pub hops: Vec<Arc<Hop>>,
     /// Why kubegap treats it as long-lived, if it does.
-    pub long_lived: Option<String>,
+    pub long_lived: Option<Arc<str>>,
     /// Declared client ping interval (`kubegap.io/ping-interval`).
     pub ping_interval: Option<Value>,
     /// Declared expected session lifetime (`kubegap.io/session-lifetime`).
@@ -245,25 +272,7 @@ pub struct Chain {
 impl Chain {
     /// Every hop with every value and source: two chains with the same signature are the same.
     pub fn signature(&self, files: &SourceMap) -> String {
-        let mut out = String::new();
-        for hop in &self.hops {
-            out.push_str(&hop.name);
-            for v in [
-                &hop.keepalive,
-                &hop.pool_idle,
-                &hop.read_timeout,
-                &hop.tunnel_timeout,
-                &hop.lifetime,
-                &hop.headers_timeout,
-            ] {
-                out.push('|');
-                if let Some(v) = v {
-                    out.push_str(&v.show(files));
-                }
-            }
-            out.push('\n');
-        }
-        out
+        self.hops.iter().map(|hop| hop.signature(files)).collect()
     }
 
     /// The chain, one hop per line from the outside in (`CloudFront pool 5s (default)`,
@@ -321,7 +330,7 @@ impl Chain {
 
 /// The outer hops declared in the settings, with product defaults (CloudFront: origin
 /// keep-alive 5 s, read timeout 30 s).
-pub fn outer_hops(cx: &Stage<'_>) -> Vec<Hop> {
+pub fn outer_hops(cx: &Stage<'_>) -> Vec<Arc<Hop>> {
     cx.settings
         .topology
         .iter()
@@ -351,7 +360,7 @@ pub fn outer_hops(cx: &Stage<'_>) -> Vec<Hop> {
                 (None, Some((_, r, src))) => Some(Value::new(r, Source::default_of(src, None))),
                 _ => None,
             };
-            hop
+            Arc::new(hop)
         })
         .collect()
 }
@@ -491,7 +500,7 @@ pub struct RouteEnd<'a> {
     /// The Service port reached.
     pub port: PortRef,
     /// Why the route is long-lived, if it is.
-    pub long_lived: Option<String>,
+    pub long_lived: Option<Arc<str>>,
 }
 
 /// A route declaration (`kubegap.io/ping-interval: 45s`) found on `places`, in the lookup order
@@ -511,7 +520,7 @@ fn declared(cx: &Stage<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option<O
 /// on it (used when the route and the Service declare none).
 #[derive(Clone, PartialEq)]
 struct Tail {
-    app: Option<Hop>,
+    app: Option<Arc<Hop>>,
     ping_interval: Option<Value>,
     session_lifetime: Option<Value>,
 }
@@ -533,7 +542,7 @@ type TailsByList = std::collections::HashMap<usize, Vec<(Option<String>, Arc<[Ta
 impl Tail {
     /// Whether two tails are the same but for where they are written.
     fn same_but_where(&self, other: &Tail) -> bool {
-        both_same(&self.app, &other.app, Hop::same_but_where)
+        both_same(&self.app, &other.app, |a, b| a.same_but_where(b))
             && both_same(
                 &self.ping_interval,
                 &other.ping_interval,
@@ -551,7 +560,7 @@ impl Tail {
         use crate::value::declarations::{PING_INTERVAL, SESSION_LIFETIME};
         let place = [workload.obj];
         Tail {
-            app: app_hop(cx, workload, target),
+            app: app_hop(cx, workload, target).map(Arc::new),
             ping_interval: declared(cx, &place, PING_INTERVAL).flatten(),
             session_lifetime: declared(cx, &place, SESSION_LIFETIME).flatten(),
         }
@@ -622,7 +631,7 @@ impl Tails {
 pub(crate) fn finish_chains(
     cx: &Stage<'_>,
     end: &RouteEnd<'_>,
-    front: &[Hop],
+    front: &[Arc<Hop>],
     tails: &Tails,
     out: &mut Vec<Chain>,
 ) {
@@ -634,7 +643,7 @@ pub(crate) fn finish_chains(
     // The route's and the Service's declarations come before the workload's.
     let ping_interval = declared(cx, &places, PING_INTERVAL);
     let session_lifetime = declared(cx, &places, SESSION_LIFETIME);
-    let chain = |hops: Vec<Hop>, tail: Option<&Tail>| Chain {
+    let chain = |hops: Vec<Arc<Hop>>, tail: Option<&Tail>| Chain {
         route: end.route.clone(),
         anchor: end.anchor,
         hops,
@@ -652,7 +661,7 @@ pub(crate) fn finish_chains(
         hops.extend_from_slice(front);
         hops
     };
-    let service_hop = service_hop(cx, service);
+    let service_hop = Arc::new(service_hop(cx, service));
     // A Service that selects one workload (most do) has its tail read here, not kept.
     let (one, many);
     let tails: &[Tail] = match cx.k8s.service_target_indices(service) {
@@ -675,9 +684,9 @@ pub(crate) fn finish_chains(
     }
     for tail in tails {
         let mut hops = hops_from(2);
-        hops.push(service_hop.clone());
+        hops.push(Arc::clone(&service_hop));
         if let Some(app) = &tail.app {
-            hops.push(app.clone());
+            hops.push(Arc::clone(app));
         }
         hops.shrink_to_fit();
         out.push(chain(hops, Some(tail)));
@@ -708,6 +717,22 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     let name = |c: &Chain| cx.files.get(c.anchor.file).name.as_str();
     chains.sort_by(|a, b| (name(a), a.anchor.start).cmp(&(name(b), b.anchor.start)));
     let mut out = Vec::with_capacity(chains.len());
+    // A hop's part of a signature is rendered once: the chains of a route share its front
+    // hops, the chains to a workload its app hop (N routes to N workloads named apart under
+    // one label are N² chains of 2N distinct hops). Keyed by the shared hop's address; the
+    // entry holds the hop, so the address stays its own while the map lives.
+    let mut parts: std::collections::HashMap<*const Hop, (Arc<Hop>, String)> =
+        std::collections::HashMap::new();
+    let mut signature = |c: &Chain| -> String {
+        let mut out = String::new();
+        for hop in &c.hops {
+            let (_, part) = parts
+                .entry(Arc::as_ptr(hop))
+                .or_insert_with(|| (Arc::clone(hop), hop.signature(cx.files)));
+            out.push_str(part);
+        }
+        out
+    };
     let mut rest = chains.into_iter().peekable();
     while let Some(first) = rest.next() {
         let mut group = vec![first];
@@ -722,7 +747,7 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         }
         let mut keyed: Vec<((String, String), Chain)> = group
             .into_iter()
-            .map(|c| ((c.route.label(cx.files), c.signature(cx.files)), c))
+            .map(|c| ((c.route.label(cx.files), signature(&c)), c))
             .collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
         // Several `server` lines or upstream servers reaching the same Service give the same
