@@ -23,7 +23,7 @@
                                      dump of every resource has)
   gen_shapes.py definitions N        `kubectl get crd -o yaml` of N small definitions on stdout:
                                      one `List` whose every item's spec the parser skips
-  gen_shapes.py release-copies N [app] [distinct]
+  gen_shapes.py release-copies N [app] [distinct] [slow|gce]
                                      a stream of N copies of one release of every kind the graph
                                      links (a Deployment, a LoadBalancer Service, an Ingress, a
                                      PDB, an HPA, a Route, a ConfigMap, an IngressClass), all
@@ -33,7 +33,11 @@
                                      keep-alive is known (gunicorn `--keep-alive`), so each
                                      copy's chains differ but for where they are written; with
                                      `distinct`, copy i is named `web{i}` and keeps the label
-                                     `app: web` (every Service selects N different Deployments)
+                                     `app: web` (every Service selects N different Deployments);
+                                     with `slow`, each Ingress waits 300s behind an ingress-nginx
+                                     controller (added once) whose NLB gives up after 60s (a
+                                     request-timeout inversion on every route); with `gce`, the
+                                     Ingresses are GKE's (a GCP load balancer in front of each app)
   gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
                                      a Deployment in deployment.yaml, an HPA, a Service and an
                                      Ingress naming `web` in refs.yaml (every name matches N
@@ -738,13 +742,39 @@ spec: {controller: k8s.io/ingress-nginx}
 """
 
 
-def release_copies(n, app, distinct):
+CONTROLLER_BEHIND_NLB = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+spec:
+  template:
+    metadata: {labels: {app: ingress-nginx}}
+    spec:
+      containers: [{name: controller, image: "registry.k8s.io/ingress-nginx/controller:v1.10.0"}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ingress-nginx-controller
+  namespace: ingress-nginx
+  annotations:
+    service.beta.kubernetes.io/aws-load-balancer-connection-idle-timeout: "60"
+spec: {type: LoadBalancer, selector: {app: ingress-nginx}, ports: [{port: 80}]}
+"""
+
+
+def release_copies(n, app, distinct, variant=None):
     image = ("image: python:3.12\n          command: [gunicorn, --keep-alive, \"5\", app:app]"
              if app else "image: nginx:1.25")
     one = RELEASE.replace("IMAGE", image)
+    if variant == "slow":
+        one = one.replace('proxy-read-timeout: "30"', 'proxy-read-timeout: "300"')
+    elif variant == "gce":
+        one = one.replace("ingressClassName: nginx", "ingressClassName: gce")
     out = sys.stdout
     for i in range(n):
         out.write(one.replace("name: web", f"name: web{i}") if distinct else one)
+    if variant == "slow":
+        out.write(CONTROLLER_BEHIND_NLB)
 
 
 def main():
@@ -764,7 +794,9 @@ def main():
     elif cmd == "definitions":
         definitions(int(sys.argv[2]))
     elif cmd == "release-copies":
-        release_copies(int(sys.argv[2]), "app" in sys.argv[3:], "distinct" in sys.argv[3:])
+        rest = sys.argv[3:]
+        variant = next((v for v in ("slow", "gce") if v in rest), None)
+        release_copies(int(sys.argv[2]), "app" in rest, "distinct" in rest, variant)
     elif cmd == "same-names":
         same_names(sys.argv[2], int(sys.argv[3]))
     else:

@@ -51,7 +51,7 @@ impl Server {
 }
 
 /// An idle keep-alive: `low..=high` (equal when known exactly).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Range {
     /// Lowest possible value.
     pub low: Millis,

@@ -774,6 +774,104 @@ pub fn pairs(chain: &Chain) -> Vec<(usize, usize)> {
     idx.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
+/// The hop pairs a chain rule has reported on, by the addresses of the shared hops
+/// ([`Chain::hops`]) and the span reported at. The chains of N routes to N workloads named apart
+/// under one label are N² chains of 2N hops: the same pair at the same place gives the same
+/// finding again, which the engine drops as the same cause (keeping the first chain's). A rule
+/// asks before it renders a message, so it renders one per cause, not one per chain.
+#[derive(Default)]
+pub struct Reported(std::collections::HashSet<(*const Hop, *const Hop, Span, bool)>);
+
+impl Reported {
+    /// Whether `chain`'s hops `outer` and `inner` are reported at `at` for the first time.
+    /// `also` is whatever else of the chain the rule's message reads (whether the route is
+    /// long-lived), `false` when it reads nothing else.
+    pub fn first(
+        &mut self,
+        chain: &Chain,
+        outer: usize,
+        inner: usize,
+        at: Span,
+        also: bool,
+    ) -> bool {
+        self.0.insert((
+            Arc::as_ptr(&chain.hops[outer]),
+            Arc::as_ptr(&chain.hops[inner]),
+            at,
+            also,
+        ))
+    }
+}
+
+/// One finding per cause for a chain rule whose finding is labelled at a place that differs
+/// from chain to chain (the load balancer in front of each route): the chains of N routes to
+/// N workloads named apart under one label pair N outer hops with N app hops, N² findings
+/// that the engine reduces to one per (rule, span, message), keeping the one whose label
+/// sorts first. A rule offers each pair with its class (a key for everything its message
+/// reads) and label, and reports the kept pairs, in chain order, once all are offered: the
+/// same findings the engine would keep, rendered once per cause.
+pub struct Causes<K> {
+    classes: std::collections::HashMap<K, Vec<Cause>>,
+}
+
+/// A pair of hops of a chain a rule reports on ([`Causes`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Cause {
+    /// The chain, an index into the chains.
+    pub chain: usize,
+    /// The outer hop.
+    pub outer: usize,
+    /// The inner hop.
+    pub inner: usize,
+    /// Where its finding's label is.
+    label: Option<Span>,
+}
+
+impl<K: std::hash::Hash + Eq> Default for Causes<K> {
+    fn default() -> Self {
+        Causes {
+            classes: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Causes<K> {
+    /// Offers the pair `(outer, inner)` of chain `chain`, whose finding is labelled at `label`.
+    /// `same` tells whether an earlier pair of the same key has the same message (what the key
+    /// does not hold, compared). Of a cause's pairs, the one whose label sorts first in the
+    /// engine's order (no label first, then file name and position) is kept, the earliest of
+    /// equal ones.
+    pub fn offer(
+        &mut self,
+        files: &SourceMap,
+        key: K,
+        (chain, outer, inner): (usize, usize, usize),
+        label: Option<Span>,
+        same: impl Fn(&Cause) -> bool,
+    ) {
+        let new = Cause {
+            chain,
+            outer,
+            inner,
+            label,
+        };
+        let order = |s: Option<Span>| s.map(|s| (files.get(s.file).name.as_str(), s.start, s.end));
+        let class = self.classes.entry(key).or_default();
+        match class.iter_mut().find(|c| same(c)) {
+            Some(kept) if order(label) < order(kept.label) => *kept = new,
+            Some(_) => {}
+            None => class.push(new),
+        }
+    }
+
+    /// The kept pairs in chain order: the order the rule would have reported them in.
+    pub fn in_order(self) -> Vec<Cause> {
+        let mut kept: Vec<Cause> = self.classes.into_values().flatten().collect();
+        kept.sort_by_key(|c| (c.chain, c.outer, c.inner));
+        kept
+    }
+}
+
 /// The span a chain finding points at for a value: the value's own span, else the hop's, else
 /// the route's anchor.
 pub fn point(chain: &Chain, hop: usize, value: Option<&Value>) -> Span {

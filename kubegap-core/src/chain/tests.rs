@@ -374,3 +374,54 @@ fn on_stage(text: &str, f: impl FnOnce(&super::Stage<'_>, &SourceMap)) {
     };
     f(&cx, &files);
 }
+
+/// Of the pairs of one cause, [`super::Causes`] keeps the one whose label sorts first in the
+/// engine's order (no label, then by file name and position, not by file id), the earliest of
+/// equal ones, and hands them back in chain order.
+#[test]
+fn causes_keep_the_pair_the_engine_would_keep() {
+    use crate::source::Span;
+    let mut files = SourceMap::default();
+    for name in ["b.yaml", "a.yaml"] {
+        files.add(SourceFile::new(
+            name,
+            None,
+            "x: 1\n".repeat(4),
+            FileKind::Yaml,
+        ));
+    }
+    let at = |file: u32, start: usize| Some(Span::new(FileId(file), start, start + 1));
+    let kept = |offers: &[(&str, usize, Option<Span>)]| {
+        let mut causes = super::Causes::default();
+        for (key, chain, label) in offers {
+            causes.offer(&files, *key, (*chain, 0, 1), *label, |_| true);
+        }
+        causes
+            .in_order()
+            .iter()
+            .map(|c| (c.chain, c.outer, c.inner))
+            .collect::<Vec<_>>()
+    };
+    // a.yaml (file 1) sorts before b.yaml (file 0); the earlier of two equal labels stays.
+    assert_eq!(
+        kept(&[("x", 0, at(0, 0)), ("x", 1, at(1, 5)), ("x", 2, at(1, 5))]),
+        vec![(1, 0, 1)]
+    );
+    // Position within a file; no label before any.
+    assert_eq!(
+        kept(&[
+            ("x", 0, at(1, 5)),
+            ("x", 1, at(1, 2)),
+            ("y", 2, None),
+            ("y", 3, at(1, 0))
+        ]),
+        vec![(1, 0, 1), (2, 0, 1)]
+    );
+    assert_eq!(kept(&[("x", 4, at(0, 0)), ("x", 5, None)]), vec![(5, 0, 1)]);
+    // Pairs whose messages differ (`same` says no) are kept apart, in chain order.
+    let mut causes = super::Causes::default();
+    causes.offer(&files, "x", (3, 0, 1), at(0, 0), |_| true);
+    causes.offer(&files, "x", (1, 0, 2), at(1, 0), |_| false);
+    let order: Vec<usize> = causes.in_order().iter().map(|c| c.chain).collect();
+    assert_eq!(order, vec![1, 3]);
+}

@@ -1,8 +1,9 @@
 //! `chain-app-keepalive-below-upstream`: the app closes idle connections the hop in front
 //! still pools.
 
-use crate::chain::{pairs, point, Layer};
+use crate::chain::{pairs, point, Cause, Causes, Layer};
 use crate::rule::prelude::*;
+use std::sync::Arc;
 
 declare_rule! {
     /// The application's idle keep-alive is not longer than the idle time of the connection pool
@@ -117,7 +118,10 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for chain in cx.chains {
+    // The message reads the app hop (its name and keep-alive), the upstream's name and its pool:
+    // one cause per (place, app hop, upstream name, pool), the label at each upstream's pool.
+    let mut causes = Causes::default();
+    for (k, chain) in cx.chains.iter().enumerate() {
         let Some((up, app)) = pairs(chain).into_iter().last() else {
             continue;
         };
@@ -131,6 +135,27 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if keep.range.low > pool.range.low {
             continue;
         }
+        let key = (
+            point(chain, app, Some(keep)),
+            Arc::as_ptr(a),
+            u.name.as_str(),
+            pool.range,
+        );
+        causes.offer(
+            cx.files,
+            key,
+            (k, up, app),
+            pool.span().or(u.span),
+            |c: &Cause| cx.chains[c.chain].hops[c.outer].pool_idle.as_ref() == Some(pool),
+        );
+    }
+    for cause in causes.in_order() {
+        let chain = &cx.chains[cause.chain];
+        let (up, app) = (cause.outer, cause.inner);
+        let (u, a) = (&chain.hops[up], &chain.hops[app]);
+        let (Some(pool), Some(keep)) = (&u.pool_idle, &a.keepalive) else {
+            continue;
+        };
         // A range (Node.js of unknown version: 5s before v26, 65s from v26) that is only partly
         // too short is a warning that says so, not an error.
         let certain = keep.range.high <= pool.range.low;

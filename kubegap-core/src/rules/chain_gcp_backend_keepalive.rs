@@ -1,8 +1,9 @@
 //! `chain-gcp-backend-keepalive`: a backend behind a GCP HTTP(S) load balancer with a keep-alive
 //! of 600 s or less.
 
-use crate::chain::{pairs, point};
+use crate::chain::{pairs, point, Causes};
 use crate::rule::prelude::*;
+use std::sync::Arc;
 
 declare_rule! {
     /// A backend behind a Google Cloud HTTP(S) load balancer whose idle keep-alive is 600 s or
@@ -74,7 +75,10 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    for chain in cx.chains {
+    // The message reads the inner hop alone: one cause per (place, inner hop), the label at
+    // each route's load balancer.
+    let mut causes = Causes::default();
+    for (k, chain) in cx.chains.iter().enumerate() {
         for (up, down) in pairs(chain) {
             let (u, d) = (&chain.hops[up], &chain.hops[down]);
             if !u.gclb {
@@ -84,19 +88,27 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if keep.range.high > crate::value::duration::Millis::from_secs(600) {
                 continue;
             }
-            let f = sink.report(
-                point(chain, down, Some(keep)),
-                format!(
-                    "{} keeps idle connections for {}, but the GCP load balancer in front reuses backend connections for 600s (fixed): expect 502s",
-                    d.name,
-                    keep.show(cx.files)
-                ),
-            );
-            if let Some(span) = u.span {
-                f.label(span, "GCP HTTP(S) load balancer");
-            }
-            f.note(format!("chain:\n{}", chain.render(cx.files, Some(down))));
-            f.help("set the backend's keep-alive above 600s (e.g. 620s: nginx `keepalive_timeout 650s`, ingress-nginx `keep-alive: \"650\"`, gunicorn `--keep-alive 620`)");
+            let key = (point(chain, down, Some(keep)), Arc::as_ptr(d));
+            causes.offer(cx.files, key, (k, up, down), u.span, |_| true);
         }
+    }
+    for cause in causes.in_order() {
+        let chain = &cx.chains[cause.chain];
+        let (up, down) = (cause.outer, cause.inner);
+        let (u, d) = (&chain.hops[up], &chain.hops[down]);
+        let Some(keep) = &d.keepalive else { continue };
+        let f = sink.report(
+            point(chain, down, Some(keep)),
+            format!(
+                "{} keeps idle connections for {}, but the GCP load balancer in front reuses backend connections for 600s (fixed): expect 502s",
+                d.name,
+                keep.show(cx.files)
+            ),
+        );
+        if let Some(span) = u.span {
+            f.label(span, "GCP HTTP(S) load balancer");
+        }
+        f.note(format!("chain:\n{}", chain.render(cx.files, Some(down))));
+        f.help("set the backend's keep-alive above 600s (e.g. 620s: nginx `keepalive_timeout 650s`, ingress-nginx `keep-alive: \"650\"`, gunicorn `--keep-alive 620`)");
     }
 }

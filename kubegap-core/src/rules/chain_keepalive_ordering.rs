@@ -1,6 +1,6 @@
 //! `chain-keepalive-ordering`: two pooling hops whose idle timeouts are in the wrong order.
 
-use crate::chain::{app, pairs, point, Layer};
+use crate::chain::{app, pairs, point, Layer, Reported};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -70,6 +70,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let mut reported = Reported::default();
     for chain in cx.chains {
         for (up, down) in pairs(chain) {
             let (u, d) = (&chain.hops[up], &chain.hops[down]);
@@ -88,6 +89,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 .span()
                 .or(pool.span())
                 .unwrap_or_else(|| point(chain, down, Some(keep)));
+            if !reported.first(chain, up, down, primary, false) {
+                continue;
+            }
             let f = sink.report(
                 primary,
                 format!(

@@ -1,6 +1,6 @@
 //! `chain-request-timeout-inversion`: an outer hop gives up before an inner one.
 
-use crate::chain::{pairs, point, Layer};
+use crate::chain::{pairs, point, Layer, Reported};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -103,6 +103,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let mut reported = Reported::default();
     for chain in cx.chains {
         let idx: Vec<usize> = pairs(chain).into_iter().flat_map(|(a, b)| [a, b]).collect();
         let mut seen = Vec::new();
@@ -133,8 +134,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 if ot.range.high >= it.range.low {
                     continue;
                 }
+                let at = point(chain, inner, Some(it));
+                if !reported.first(chain, outer, inner, at, long_lived) {
+                    continue;
+                }
                 let f = sink.report(
-                    point(chain, inner, Some(it)),
+                    at,
                     format!(
                         "{} waits up to {} but {} in front gives up after {}: users get a timeout while the request goes on",
                         n.name,
