@@ -406,6 +406,18 @@ fn configuration_file_and_presets() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Three `server` lines of one haproxy.cfg backend reach the ingress controller's nodePort the
+/// same way: three ways in whose chains read alike, printed once.
+#[test]
+fn chains_that_read_alike_are_printed_once() {
+    let dir = "testdata/incidents/line-shared-haproxy-hard-stop";
+    let out = kubegap(&["chains", dir], None);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().last(), Some("1 chain"), "{text}");
+    assert_eq!(text.matches("→ HAProxy (haproxy.cfg)").count(), 1, "{text}");
+}
+
 #[test]
 fn chains_command_prints_every_hop_with_its_source() {
     let dir = "testdata/rules/chain-app-keepalive-below-upstream/invalid-nginx";

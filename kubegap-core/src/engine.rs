@@ -696,21 +696,7 @@ fn sort_findings(files: &SourceMap, findings: &mut [Finding]) {
         at.par_sort_by(|a, b| order(files, &findings[*a as usize], &findings[*b as usize]));
     }
     // `at[k]` is the position of the finding that goes to `k`.
-    for start in 0..at.len() {
-        if at[start] as usize == start {
-            continue;
-        }
-        let mut j = start;
-        loop {
-            let k = at[j] as usize;
-            at[j] = j as u32;
-            if k == start {
-                break;
-            }
-            findings.swap(j, k);
-            j = k;
-        }
-    }
+    crate::order::permute(findings, &mut at);
 }
 
 /// Workloads a block of [`Rule::workloads`] checks. The documents of 256 workloads of a `helm

@@ -21,6 +21,7 @@ pub mod kind;
 pub mod layout;
 pub mod model;
 pub mod nginx;
+mod order;
 pub mod phases;
 pub mod reads;
 pub mod reload;

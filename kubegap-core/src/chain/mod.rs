@@ -716,7 +716,6 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     // so the run does not hold a rendered key for every chain at once.
     let name = |c: &Chain| cx.files.get(c.anchor.file).name.as_str();
     chains.sort_by(|a, b| (name(a), a.anchor.start).cmp(&(name(b), b.anchor.start)));
-    let mut out = Vec::with_capacity(chains.len());
     // A hop's part of a signature is rendered once: the chains of a route share its front
     // hops, the chains to a workload its app hop (N routes to N workloads named apart under
     // one label are N² chains of 2N distinct hops). Keyed by the shared hop's address; the
@@ -733,30 +732,51 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         }
         out
     };
-    let mut rest = chains.into_iter().peekable();
-    while let Some(first) = rest.next() {
-        let mut group = vec![first];
-        while let Some(next) =
-            rest.next_if(|c| (name(c), c.anchor.start) == (name(&group[0]), group[0].anchor.start))
-        {
-            group.push(next);
-        }
-        if group.len() == 1 {
-            out.append(&mut group);
+    // In place: the chains kept so far are `chains[..kept]`, the rest are after `start` (a
+    // second vector of every chain was a third of the peak for N routes to N apps).
+    let mut kept = 0;
+    let mut start = 0;
+    while start < chains.len() {
+        let at = (name(&chains[start]), chains[start].anchor.start);
+        let end = chains[start..]
+            .iter()
+            .position(|c| (name(c), c.anchor.start) != at)
+            .map_or(chains.len(), |n| start + n);
+        let group = &mut chains[start..end];
+        let Ok(len @ 2..) = u32::try_from(group.len()) else {
+            // One chain (most anchors), or more than u32 can count (not in memory): kept as is.
+            for k in start..end {
+                chains.swap(kept, k);
+                kept += 1;
+            }
+            start = end;
             continue;
-        }
-        let mut keyed: Vec<((String, String), Chain)> = group
-            .into_iter()
-            .map(|c| ((c.route.label(cx.files), signature(&c)), c))
+        };
+        let keys: Vec<(String, String)> = group
+            .iter()
+            .map(|c| (c.route.label(cx.files), signature(c)))
             .collect();
-        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut order: Vec<u32> = (0..len).collect();
+        order.sort_by(|a, b| keys[*a as usize].cmp(&keys[*b as usize]));
         // Several `server` lines or upstream servers reaching the same Service give the same
-        // chain.
-        keyed.dedup_by(|a, b| a.1.anchor == b.1.anchor && a.0 == b.0);
-        out.extend(keyed.into_iter().map(|(_, c)| c));
+        // chain: the first of equal ones is kept.
+        let mut keep = vec![true; group.len()];
+        for k in 1..order.len() {
+            let (a, b) = (order[k - 1] as usize, order[k] as usize);
+            keep[k] = !(group[a].anchor == group[b].anchor && keys[a] == keys[b]);
+        }
+        crate::order::permute(group, &mut order);
+        for (k, keep) in keep.into_iter().enumerate() {
+            if keep {
+                chains.swap(kept, start + k);
+                kept += 1;
+            }
+        }
+        start = end;
     }
-    out.shrink_to_fit();
-    out
+    chains.truncate(kept);
+    chains.shrink_to_fit();
+    chains
 }
 
 #[cfg(test)]

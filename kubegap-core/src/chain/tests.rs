@@ -425,3 +425,33 @@ fn causes_keep_the_pair_the_engine_would_keep() {
     let order: Vec<usize> = causes.in_order().iter().map(|c| c.chain).collect();
     assert_eq!(order, vec![1, 3]);
 }
+
+/// The chains of one route are ordered by what they read (route label, then signature), not by
+/// the order their workloads are written in: three apps under one label written c, a, b are
+/// printed a, b, c.
+#[test]
+fn the_chains_of_one_route_are_in_the_order_they_read() {
+    let text: String = ["web-c", "web-a", "web-b"]
+        .iter()
+        .map(|name| {
+            format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n        - name: web\n          image: python:3.12\n          command: [gunicorn, --keep-alive, '5', app:app]\n          ports: [{{containerPort: 8080}}]\n---\n"
+            )
+        })
+        .chain(std::iter::once(
+            "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, annotations: {service.beta.kubernetes.io/aws-load-balancer-type: nlb}}\nspec:\n  type: LoadBalancer\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n".to_string(),
+        ))
+        .collect();
+    on_stage(&text, |cx, _| {
+        let chains = super::build(cx);
+        let apps: Vec<&str> = chains
+            .iter()
+            .filter_map(|c| c.hops.last())
+            .map(|h| h.name.as_str())
+            .collect();
+        assert_eq!(
+            apps,
+            ["web-a: gunicorn", "web-b: gunicorn", "web-c: gunicorn"]
+        );
+    });
+}
