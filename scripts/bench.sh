@@ -91,8 +91,12 @@ for n in 250 500; do
   [ -s "$in/app-copies-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n app > "$in/app-copies-$n.yaml"
 done
 # The same releases named apart, one label: every Service selects every app, N^2 real chains.
-for n in 100 200; do
+for n in 100 200 400; do
   [ -s "$in/app-apps-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n app distinct > "$in/app-apps-$n.yaml"
+done
+# ... with a request-timeout inversion on every route, and behind GKE Ingresses.
+for v in slow gce; do
+  [ -s "$in/app-apps-$v-200.yaml" ] || python3 scripts/gen_shapes.py release-copies 200 app distinct $v > "$in/app-apps-$v-200.yaml"
 done
 for n in 2000 4000; do
   [ -d "$in/same-labels-$n" ] || python3 scripts/gen_shapes.py same-labels "$in/same-labels-$n" $n
@@ -192,6 +196,9 @@ solo "250 copies of it with a known app keep-alive" "$lint $in/app-copies-250.ya
 solo "500 copies of it with a known app keep-alive" "$lint $in/app-copies-500.yaml"
 solo "100 of them named apart, one label" "$lint $in/app-apps-100.yaml"
 solo "200 of them named apart, one label" "$lint $in/app-apps-200.yaml"
+solo "400 of them named apart, one label" "$lint $in/app-apps-400.yaml"
+solo "200 named apart, slow Ingresses" "$lint $in/app-apps-slow-200.yaml"
+solo "200 named apart, GKE Ingresses" "$lint $in/app-apps-gce-200.yaml"
 solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
 solo "2,000 apps labelled alike, one directory each" "$lint $in/same-labels-2000"
 solo "4,000 apps labelled alike, one directory each" "$lint $in/same-labels-4000"
@@ -278,6 +285,8 @@ size_of = {
     "2,000 copies of an eight": "release-copies-2000.yaml",
     "250 copies of it": "app-copies-250.yaml", "500 copies of it": "app-copies-500.yaml",
     "100 of them named apart": "app-apps-100.yaml", "200 of them named apart": "app-apps-200.yaml",
+    "400 of them named apart": "app-apps-400.yaml",
+    "200 named apart, slow": "app-apps-slow-200.yaml", "200 named apart, GKE": "app-apps-gce-200.yaml",
     "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
     "kubectl get -o yaml": "kubectl-4000.yaml",
 }
