@@ -9,20 +9,20 @@ use kubegap_core::SourceMap;
 pub fn text(files: &SourceMap, chains: &[Chain]) -> String {
     let mut out = String::new();
     for chain in chains {
-        let file = files.get(chain.anchor.file);
-        let at = file.line_col(chain.anchor.start);
+        let file = files.get(chain.anchor().file);
+        let at = file.line_col(chain.anchor().start);
         out.push_str(&format!(
             "{} ({}:{}:{})",
-            chain.route.label(files),
+            chain.route().label(files),
             file.name,
             at.line,
             at.column
         ));
-        if let Some(reason) = &chain.long_lived {
+        if let Some(reason) = chain.long_lived() {
             out.push_str(&format!(" [long-lived: {reason}]"));
         }
         out.push('\n');
-        for hop in &chain.hops {
+        for hop in chain.hops() {
             out.push_str(&format!("  → {}", hop.name));
             let mut parts = Vec::new();
             let mut add = |what: &str, v: &Option<Value>| {
@@ -106,16 +106,16 @@ pub fn json(files: &SourceMap, chains: &[Chain]) -> String {
     let chains = chains
         .iter()
         .map(|c| {
-            let file = files.get(c.anchor.file);
-            let at = file.line_col(c.anchor.start);
+            let file = files.get(c.anchor().file);
+            let at = file.line_col(c.anchor().start);
             JsonChain {
-                route: c.route.label(files),
+                route: c.route().label(files),
                 file: &file.name,
                 line: at.line,
                 column: at.column,
-                long_lived: c.long_lived.as_deref(),
+                long_lived: c.long_lived(),
                 hops: c
-                    .hops
+                    .hops()
                     .iter()
                     .map(|h| JsonHop {
                         layer: match h.layer {

@@ -251,28 +251,137 @@ impl Route {
 }
 
 /// A route through the layers, outermost hop first.
+///
+/// Two pointers: what the chains of one route to one Service share (the route, its front hops
+/// and the Service hop, its declarations) and what the chain takes from the workload it ends
+/// at (its app hop and declarations). N routes to N workloads named apart under one label are
+/// N² chains; each held its route, front hops and values inline (about 180 bytes a chain, most
+/// of the peak for 400 such apps) before they were shared.
 #[derive(Clone, Debug)]
 pub struct Chain {
-    /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
-    pub route: Route,
-    /// Where the route is written (the Ingress path, the `proxy_pass`, the `server` line).
-    pub anchor: Span,
-    /// Hops from the outside in. Shared: the chains of one route share its front hops and
-    /// Service hop, the chains to one workload its app hop (N routes to N workloads are N²
-    /// chains but only 2N hops).
-    pub hops: Vec<Arc<Hop>>,
-    /// Why kubegap treats it as long-lived, if it does.
-    pub long_lived: Option<Arc<str>>,
-    /// Declared client ping interval (`kubegap.io/ping-interval`).
-    pub ping_interval: Option<Value>,
-    /// Declared expected session lifetime (`kubegap.io/session-lifetime`).
-    pub session_lifetime: Option<Value>,
+    head: Arc<Head>,
+    tail: Option<Arc<Tail>>,
+}
+
+/// What the chains of one route to one Service share ([`Chain`]).
+#[derive(Debug)]
+struct Head {
+    route: Route,
+    anchor: Span,
+    /// The front hops and the Service hop.
+    hops: Box<[Arc<Hop>]>,
+    long_lived: Option<Arc<str>>,
+    /// The route's or the Service's declaration, when either has one (`Some(None)`: declared,
+    /// but not a duration); else the workload's applies.
+    ping_interval: Option<Option<Value>>,
+    session_lifetime: Option<Option<Value>>,
+}
+
+/// The hops of a chain from the outside in ([`Chain::hops`]): the shared front and Service
+/// hops, then the app hop, if the chain has one.
+#[derive(Clone, Copy, Debug)]
+pub struct Hops<'a> {
+    front: &'a [Arc<Hop>],
+    app: Option<&'a Arc<Hop>>,
+}
+
+impl<'a> Hops<'a> {
+    /// How many hops.
+    pub fn len(&self) -> usize {
+        self.front.len() + usize::from(self.app.is_some())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The hop at `i`, counted from the outside.
+    pub fn get(&self, i: usize) -> Option<&'a Arc<Hop>> {
+        match self.front.get(i) {
+            Some(hop) => Some(hop),
+            None if i == self.front.len() => self.app,
+            None => None,
+        }
+    }
+
+    /// The innermost hop.
+    pub fn last(&self) -> Option<&'a Arc<Hop>> {
+        self.app.or(self.front.last())
+    }
+
+    /// The hops from the outside in.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &'a Arc<Hop>> + Clone + 'a {
+        self.front.iter().chain(self.app)
+    }
+}
+
+impl<'a> IntoIterator for Hops<'a> {
+    type Item = &'a Arc<Hop>;
+    type IntoIter =
+        std::iter::Chain<std::slice::Iter<'a, Arc<Hop>>, std::option::IntoIter<&'a Arc<Hop>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.front.iter().chain(self.app)
+    }
 }
 
 impl Chain {
+    /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
+    pub fn route(&self) -> &Route {
+        &self.head.route
+    }
+
+    /// Where the route is written (the Ingress path, the `proxy_pass`, the `server` line).
+    pub fn anchor(&self) -> Span {
+        self.head.anchor
+    }
+
+    /// Hops from the outside in. Shared: the chains of one route share its front hops and
+    /// Service hop, the chains to one workload its app hop (N routes to N workloads are N²
+    /// chains but only 2N hops).
+    pub fn hops(&self) -> Hops<'_> {
+        Hops {
+            front: &self.head.hops,
+            app: self.tail.as_ref().and_then(|t| t.app.as_ref()),
+        }
+    }
+
+    /// The hop at `i`, counted from the outside; panics past the last, as indexing a slice does
+    /// (indices come from [`Hops::len`] and [`pairs`], not from the input).
+    pub fn hop(&self, i: usize) -> &Arc<Hop> {
+        match self.hops().get(i) {
+            Some(hop) => hop,
+            None => panic!("hop {i} of a chain of {} hops", self.hops().len()),
+        }
+    }
+
+    /// Why kubegap treats it as long-lived, if it does.
+    pub fn long_lived(&self) -> Option<&str> {
+        self.head.long_lived.as_deref()
+    }
+
+    /// Declared client ping interval (`kubegap.io/ping-interval`): the route's or the
+    /// Service's, else the workload's.
+    pub fn ping_interval(&self) -> Option<&Value> {
+        match &self.head.ping_interval {
+            Some(declared) => declared.as_ref(),
+            None => self.tail.as_ref()?.ping_interval.as_ref(),
+        }
+    }
+
+    /// Declared expected session lifetime (`kubegap.io/session-lifetime`): the route's or the
+    /// Service's, else the workload's.
+    pub fn session_lifetime(&self) -> Option<&Value> {
+        match &self.head.session_lifetime {
+            Some(declared) => declared.as_ref(),
+            None => self.tail.as_ref()?.session_lifetime.as_ref(),
+        }
+    }
+
     /// Every hop with every value and source: two chains with the same signature are the same.
     pub fn signature(&self, files: &SourceMap) -> String {
-        self.hops.iter().map(|hop| hop.signature(files)).collect()
+        self.hops().iter().map(|hop| hop.signature(files)).collect()
     }
 
     /// The chain, one hop per line from the outside in (`CloudFront pool 5s (default)`,
@@ -286,7 +395,7 @@ impl Chain {
     /// request and tunnel timeouts, or lifetime caps.
     pub fn render_values(&self, files: &SourceMap, bad: Option<usize>, shown: Shown) -> String {
         let parts: Vec<String> = self
-            .hops
+            .hops()
             .iter()
             .enumerate()
             .map(|(i, hop)| {
@@ -518,7 +627,7 @@ fn declared(cx: &Stage<'_>, places: &[crate::k8s::ObjId], key: &str) -> Option<O
 
 /// What a chain takes from the workload it ends at: its app hop and the route declarations
 /// on it (used when the route and the Service declare none).
-#[derive(Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 struct Tail {
     app: Option<Arc<Hop>>,
     ping_interval: Option<Value>,
@@ -537,7 +646,7 @@ pub(crate) struct Tails(std::sync::Mutex<TailsByList>);
 
 /// List of selected workloads → (target port, its distinct tails) ([`Tails`]): looked up
 /// without allocating a key.
-type TailsByList = std::collections::HashMap<usize, Vec<(Option<String>, Arc<[Tail]>)>>;
+type TailsByList = std::collections::HashMap<usize, Vec<(Option<String>, Arc<[Arc<Tail>]>)>>;
 
 impl Tail {
     /// Whether two tails are the same but for where they are written.
@@ -569,7 +678,7 @@ impl Tail {
 
 impl Tails {
     /// The distinct tails of the workloads `service` selects.
-    fn of(&self, cx: &Stage<'_>, service: &Service, target: Option<&str>) -> Arc<[Tail]> {
+    fn of(&self, cx: &Stage<'_>, service: &Service, target: Option<&str>) -> Arc<[Arc<Tail>]> {
         let Some(list) = cx.k8s.service_target_list(service) else {
             return Arc::from([]);
         };
@@ -582,7 +691,7 @@ impl Tails {
         if let Some(tails) = self.0.lock().ok().and_then(|memo| hit(&memo)) {
             return tails;
         }
-        let mut tails: Vec<Tail> = Vec::new();
+        let mut tails: Vec<Arc<Tail>> = Vec::new();
         // Equal tails have equal spans: only those with the same spans are compared.
         let mut equal: std::collections::HashMap<[Option<Span>; 3], Vec<usize>> =
             std::collections::HashMap::new();
@@ -599,7 +708,7 @@ impl Tails {
                 tail.session_lifetime.as_ref().and_then(Value::span),
             ];
             let equal = equal.entry(spans).or_default();
-            if equal.iter().any(|i| tails[*i] == tail) {
+            if equal.iter().any(|i| *tails[*i] == tail) {
                 continue;
             }
             let o = cx.obj(w.obj);
@@ -611,9 +720,9 @@ impl Tails {
             }
             equal.push(tails.len());
             copies.push(tails.len());
-            tails.push(tail);
+            tails.push(Arc::new(tail));
         }
-        let tails: Arc<[Tail]> = tails.into();
+        let tails: Arc<[Arc<Tail>]> = tails.into();
         if let Ok(mut memo) = self.0.lock() {
             if hit(&memo).is_none() {
                 memo.entry(list)
@@ -640,56 +749,37 @@ pub(crate) fn finish_chains(
     let target = target_port_for(cx, service, &end.port);
     let mut places: Vec<crate::k8s::ObjId> = end.object.into_iter().collect();
     places.push(service.obj);
-    // The route's and the Service's declarations come before the workload's.
-    let ping_interval = declared(cx, &places, PING_INTERVAL);
-    let session_lifetime = declared(cx, &places, SESSION_LIFETIME);
-    let chain = |hops: Vec<Arc<Hop>>, tail: Option<&Tail>| Chain {
+    let mut hops = Vec::with_capacity(front.len() + 1);
+    hops.extend_from_slice(front);
+    hops.push(Arc::new(service_hop(cx, service)));
+    let head = Arc::new(Head {
         route: end.route.clone(),
         anchor: end.anchor,
-        hops,
+        hops: hops.into_boxed_slice(),
         long_lived: end.long_lived.clone(),
-        ping_interval: ping_interval
-            .clone()
-            .unwrap_or_else(|| tail.and_then(|t| t.ping_interval.clone())),
-        session_lifetime: session_lifetime
-            .clone()
-            .unwrap_or_else(|| tail.and_then(|t| t.session_lifetime.clone())),
+        // The route's and the Service's declarations come before the workload's.
+        ping_interval: declared(cx, &places, PING_INTERVAL),
+        session_lifetime: declared(cx, &places, SESSION_LIFETIME),
+    });
+    let chain = |tail: Option<Arc<Tail>>| Chain {
+        head: Arc::clone(&head),
+        tail,
     };
-    // Exact capacity: a pushed hop would grow the vector to four.
-    let hops_from = |extra: usize| {
-        let mut hops = Vec::with_capacity(front.len() + extra);
-        hops.extend_from_slice(front);
-        hops
-    };
-    let service_hop = Arc::new(service_hop(cx, service));
-    // A Service that selects one workload (most do) has its tail read here, not kept.
-    let (one, many);
-    let tails: &[Tail] = match cx.k8s.service_target_indices(service) {
-        [] => &[],
+    match cx.k8s.service_target_indices(service) {
+        // The pods are not in the input: the chain still ends at the Service.
+        [] => out.push(chain(None)),
+        // A Service that selects one workload (most do) has its tail read here, not kept.
         [only] => {
-            one = [Tail::of(cx, &cx.k8s.workloads[*only], target.as_deref())];
-            &one
+            let tail = Tail::of(cx, &cx.k8s.workloads[*only], target.as_deref());
+            out.push(chain(Some(Arc::new(tail))));
         }
         _ => {
-            many = tails.of(cx, service, target.as_deref());
-            &many
+            let tails = tails.of(cx, service, target.as_deref());
+            if tails.is_empty() {
+                out.push(chain(None));
+            }
+            out.extend(tails.iter().map(|tail| chain(Some(Arc::clone(tail)))));
         }
-    };
-    if tails.is_empty() {
-        // The pods are not in the input: the chain still ends at the Service.
-        let mut hops = hops_from(1);
-        hops.push(service_hop);
-        out.push(chain(hops, None));
-        return;
-    }
-    for tail in tails {
-        let mut hops = hops_from(2);
-        hops.push(Arc::clone(&service_hop));
-        if let Some(app) = &tail.app {
-            hops.push(Arc::clone(app));
-        }
-        hops.shrink_to_fit();
-        out.push(chain(hops, Some(tail)));
     }
 }
 
@@ -714,8 +804,8 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     // rendered route label and signature (the chains are the same when a reader cannot tell
     // them apart). Label and signature are rendered only where two chains share an anchor,
     // so the run does not hold a rendered key for every chain at once.
-    let name = |c: &Chain| cx.files.get(c.anchor.file).name.as_str();
-    chains.sort_by(|a, b| (name(a), a.anchor.start).cmp(&(name(b), b.anchor.start)));
+    let name = |c: &Chain| cx.files.get(c.anchor().file).name.as_str();
+    chains.sort_by(|a, b| (name(a), a.anchor().start).cmp(&(name(b), b.anchor().start)));
     // A hop's part of a signature is rendered once: the chains of a route share its front
     // hops, the chains to a workload its app hop (N routes to N workloads named apart under
     // one label are N² chains of 2N distinct hops). Keyed by the shared hop's address; the
@@ -724,7 +814,7 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         std::collections::HashMap::new();
     let mut signature = |c: &Chain| -> String {
         let mut out = String::new();
-        for hop in &c.hops {
+        for hop in c.hops() {
             let (_, part) = parts
                 .entry(Arc::as_ptr(hop))
                 .or_insert_with(|| (Arc::clone(hop), hop.signature(cx.files)));
@@ -737,10 +827,10 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     let mut kept = 0;
     let mut start = 0;
     while start < chains.len() {
-        let at = (name(&chains[start]), chains[start].anchor.start);
+        let at = (name(&chains[start]), chains[start].anchor().start);
         let end = chains[start..]
             .iter()
-            .position(|c| (name(c), c.anchor.start) != at)
+            .position(|c| (name(c), c.anchor().start) != at)
             .map_or(chains.len(), |n| start + n);
         let group = &mut chains[start..end];
         let Ok(len @ 2..) = u32::try_from(group.len()) else {
@@ -754,7 +844,7 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         };
         let keys: Vec<(String, String)> = group
             .iter()
-            .map(|c| (c.route.label(cx.files), signature(c)))
+            .map(|c| (c.route().label(cx.files), signature(c)))
             .collect();
         let mut order: Vec<u32> = (0..len).collect();
         order.sort_by(|a, b| keys[*a as usize].cmp(&keys[*b as usize]));
@@ -763,7 +853,7 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         let mut keep = vec![true; group.len()];
         for k in 1..order.len() {
             let (a, b) = (order[k - 1] as usize, order[k] as usize);
-            keep[k] = !(group[a].anchor == group[b].anchor && keys[a] == keys[b]);
+            keep[k] = !(group[a].anchor() == group[b].anchor() && keys[a] == keys[b]);
         }
         crate::order::permute(group, &mut order);
         for (k, keep) in keep.into_iter().enumerate() {
@@ -785,7 +875,7 @@ mod tests;
 /// Consecutive hop pairs `(outer, inner)` as indices, skipping pass-through Service hops.
 pub fn pairs(chain: &Chain) -> Vec<(usize, usize)> {
     let idx: Vec<usize> = chain
-        .hops
+        .hops()
         .iter()
         .enumerate()
         .filter(|(_, h)| h.layer != Layer::Service)
@@ -815,8 +905,8 @@ impl Reported {
         also: bool,
     ) -> bool {
         self.0.insert((
-            Arc::as_ptr(&chain.hops[outer]),
-            Arc::as_ptr(&chain.hops[inner]),
+            Arc::as_ptr(chain.hop(outer)),
+            Arc::as_ptr(chain.hop(inner)),
             at,
             also,
         ))
@@ -897,6 +987,6 @@ impl<K: std::hash::Hash + Eq> Causes<K> {
 pub fn point(chain: &Chain, hop: usize, value: Option<&Value>) -> Span {
     value
         .and_then(Value::span)
-        .or(chain.hops[hop].span)
-        .unwrap_or(chain.anchor)
+        .or(chain.hop(hop).span)
+        .unwrap_or(chain.anchor())
 }

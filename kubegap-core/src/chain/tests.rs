@@ -235,15 +235,15 @@ spec:
         assert!(!chains.is_empty());
         for chain in &chains {
             assert_eq!(
-                chain.ping_interval.as_ref().map(|v| v.range.low),
+                chain.ping_interval().map(|v| v.range.low),
                 Some(Millis::from_secs(90))
             );
             assert_eq!(
-                chain.session_lifetime.as_ref().map(|v| v.range.low),
+                chain.session_lifetime().map(|v| v.range.low),
                 Some(Millis::from_secs(7200))
             );
             assert_eq!(
-                chain.ping_interval.as_ref().map(|v| v.show(files)),
+                chain.ping_interval().map(|v| v.show(files)),
                 Some("90s (annotation `kubegap.io/ping-interval` at t.yaml:6)".to_string())
             );
         }
@@ -327,8 +327,8 @@ fn copies_of_one_deployment_end_one_chain_per_route() {
                 let found: Vec<_> = out
                     .iter()
                     .map(|c| {
-                        let app = c.hops.get(1).and_then(|h| h.keepalive.as_ref());
-                        let ping = c.ping_interval.as_ref();
+                        let app = c.hops().get(1).and_then(|h| h.keepalive.as_ref());
+                        let ping = c.ping_interval();
                         (
                             line(app.and_then(|v| v.span())),
                             line(ping.and_then(|v| v.span())),
@@ -446,12 +446,97 @@ fn the_chains_of_one_route_are_in_the_order_they_read() {
         let chains = super::build(cx);
         let apps: Vec<&str> = chains
             .iter()
-            .filter_map(|c| c.hops.last())
+            .filter_map(|c| c.hops().last())
             .map(|h| h.name.as_str())
             .collect();
         assert_eq!(
             apps,
             ["web-a: gunicorn", "web-b: gunicorn", "web-c: gunicorn"]
         );
+    });
+}
+
+/// A chain is two pointers: the chains of one route share its route, front hops and Service
+/// hop, the chains to one workload its app hop. Three apps under one label behind an NLB are
+/// three chains of three hops (NLB, Service, app) that share the first two; a Service whose
+/// pods are not in the input ends its chain at the Service.
+#[test]
+fn the_chains_of_one_route_share_its_hops() {
+    assert_eq!(
+        std::mem::size_of::<super::Chain>(),
+        2 * std::mem::size_of::<usize>()
+    );
+    let text: String = ["web-a", "web-b", "web-c"]
+        .iter()
+        .map(|name| {
+            format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n        - name: web\n          image: python:3.12\n          command: [gunicorn, --keep-alive, '5', app:app]\n          ports: [{{containerPort: 8080}}]\n---\n"
+            )
+        })
+        .chain(["web", "gone"].iter().map(|name| format!(
+            "apiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: shop, annotations: {{service.beta.kubernetes.io/aws-load-balancer-type: nlb}}}}\nspec:\n  type: LoadBalancer\n  selector: {{app: {name}}}\n  ports: [{{port: 80, targetPort: 8080}}]\n---\n",
+        )))
+        .collect();
+    on_stage(&text, |cx, _| {
+        let chains = super::build(cx);
+        let names =
+            |c: &super::Chain| -> Vec<String> { c.hops().iter().map(|h| h.name.clone()).collect() };
+        let all: Vec<Vec<String>> = chains.iter().map(names).collect();
+        assert_eq!(
+            all,
+            [
+                vec!["AWS NLB", "Service shop/web", "web-a: gunicorn"],
+                vec!["AWS NLB", "Service shop/web", "web-b: gunicorn"],
+                vec!["AWS NLB", "Service shop/web", "web-c: gunicorn"],
+                vec!["AWS NLB", "Service shop/gone"],
+            ]
+        );
+        for c in &chains[..3] {
+            for i in 0..2 {
+                assert!(std::sync::Arc::ptr_eq(c.hop(i), chains[0].hop(i)));
+            }
+            let hops = c.hops();
+            assert_eq!(hops.len(), 3);
+            assert!(hops.get(3).is_none());
+            assert!(std::sync::Arc::ptr_eq(hops.last().unwrap(), c.hop(2)));
+            assert_eq!(hops.iter().rev().count(), 3);
+        }
+        let gone = chains[3].hops();
+        assert_eq!((gone.len(), gone.get(2).is_none()), (2, true));
+        assert_eq!(
+            gone.last().map(|h| h.name.as_str()),
+            Some("Service shop/gone")
+        );
+    });
+}
+
+/// The route's declaration comes before the workload's, even when it is not a duration: the
+/// workload's is not asked (as for controllers), so a chain to a workload declaring 45s has no
+/// ping interval when its Service declares `soon`; a chain whose route declares none takes the
+/// workload's.
+#[test]
+fn a_route_declaration_that_is_not_a_duration_hides_the_workloads() {
+    let text: String = ["soon", ""]
+        .iter()
+        .enumerate()
+        .map(|(i, ping)| {
+            let nlb = "service.beta.kubernetes.io/aws-load-balancer-type: nlb";
+            let annotations = if ping.is_empty() {
+                format!("{{{nlb}}}")
+            } else {
+                format!("{{{nlb}, kubegap.io/ping-interval: {ping}}}")
+            };
+            format!(
+                "apiVersion: v1\nkind: Service\nmetadata: {{name: web{i}, namespace: shop, annotations: {annotations}}}\nspec:\n  type: LoadBalancer\n  selector: {{app: web{i}}}\n  ports: [{{port: 80, targetPort: 8080}}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web{i}, namespace: shop, annotations: {{kubegap.io/ping-interval: 45s}}}}\nspec:\n  template:\n    metadata: {{labels: {{app: web{i}}}}}\n    spec:\n      containers:\n        - name: web\n          image: python:3.12\n          command: [gunicorn, --keep-alive, '5', app:app]\n          ports: [{{containerPort: 8080}}]\n---\n"
+            )
+        })
+        .collect();
+    on_stage(&text, |cx, _| {
+        let chains = super::build(cx);
+        let pings: Vec<_> = chains
+            .iter()
+            .map(|c| c.ping_interval().map(|v| v.range.low))
+            .collect();
+        assert_eq!(pings, [None, Some(Millis::from_secs(45))]);
     });
 }

@@ -125,7 +125,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let Some((up, app)) = pairs(chain).into_iter().last() else {
             continue;
         };
-        let (u, a) = (&chain.hops[up], &chain.hops[app]);
+        let (u, a) = (chain.hop(up), chain.hop(app));
         if a.layer != Layer::App || u.gclb {
             continue;
         }
@@ -146,13 +146,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             key,
             (k, up, app),
             pool.span().or(u.span),
-            |c: &Cause| cx.chains[c.chain].hops[c.outer].pool_idle.as_ref() == Some(pool),
+            |c: &Cause| cx.chains[c.chain].hop(c.outer).pool_idle.as_ref() == Some(pool),
         );
     }
     for cause in causes.in_order() {
         let chain = &cx.chains[cause.chain];
         let (up, app) = (cause.outer, cause.inner);
-        let (u, a) = (&chain.hops[up], &chain.hops[app]);
+        let (u, a) = (chain.hop(up), chain.hop(app));
         let (Some(pool), Some(keep)) = (&u.pool_idle, &a.keepalive) else {
             continue;
         };

@@ -80,7 +80,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut causes = Causes::default();
     for (k, chain) in cx.chains.iter().enumerate() {
         for (up, down) in pairs(chain) {
-            let (u, d) = (&chain.hops[up], &chain.hops[down]);
+            let (u, d) = (chain.hop(up), chain.hop(down));
             if !u.gclb {
                 continue;
             }
@@ -95,7 +95,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for cause in causes.in_order() {
         let chain = &cx.chains[cause.chain];
         let (up, down) = (cause.outer, cause.inner);
-        let (u, d) = (&chain.hops[up], &chain.hops[down]);
+        let (u, d) = (chain.hop(up), chain.hop(down));
         let Some(keep) = &d.keepalive else { continue };
         let f = sink.report(
             point(chain, down, Some(keep)),

@@ -73,7 +73,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut reported = Reported::default();
     for chain in cx.chains {
         for (up, down) in pairs(chain) {
-            let (u, d) = (&chain.hops[up], &chain.hops[down]);
+            let (u, d) = (chain.hop(up), chain.hop(down));
             if d.layer == Layer::App || u.gclb {
                 continue;
             }

@@ -115,12 +115,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         // Every outer/inner pair (not only neighbours): the innermost limit that can't apply.
         for (k, &outer) in seen.iter().enumerate() {
             for &inner in &seen[k + 1..] {
-                let (o, n) = (&chain.hops[outer], &chain.hops[inner]);
+                let (o, n) = (chain.hop(outer), chain.hop(inner));
                 if n.layer == Layer::App {
                     continue;
                 }
                 // On a long-lived route the tunnel timeouts are what cut a connection.
-                let long_lived = chain.long_lived.is_some();
+                let long_lived = chain.long_lived().is_some();
                 fn limit(h: &crate::chain::Hop, long_lived: bool) -> Option<&crate::chain::Value> {
                     if long_lived {
                         h.tunnel_timeout.as_ref().or(h.read_timeout.as_ref())

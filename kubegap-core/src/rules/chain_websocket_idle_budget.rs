@@ -78,13 +78,13 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for chain in cx.chains {
-        for (i, hop) in chain.hops.iter().enumerate() {
+        for (i, hop) in chain.hops().iter().enumerate() {
             if hop.layer == Layer::App || hop.layer == Layer::Service {
                 continue;
             }
             // Once upgraded, a WebSocket is a tunnel: the tunnel timeout applies where there is one.
             let idle_limit = hop.tunnel_timeout.as_ref().or(hop.read_timeout.as_ref());
-            if let (Some(ping), Some(idle)) = (&chain.ping_interval, idle_limit) {
+            if let (Some(ping), Some(idle)) = (chain.ping_interval(), idle_limit) {
                 if idle.range.low <= ping.range.high {
                     let f = sink.report(
                         point(chain, i, Some(idle)),
@@ -105,7 +105,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     f.help("keep every idle limit above the ping interval (twice it avoids the race), or ping more often");
                 }
             }
-            if let (Some(life), Some(cap)) = (&chain.session_lifetime, &hop.lifetime) {
+            if let (Some(life), Some(cap)) = (chain.session_lifetime(), &hop.lifetime) {
                 if cap.range.low < life.range.high {
                     let f = sink.report(
                         point(chain, i, Some(cap)),
