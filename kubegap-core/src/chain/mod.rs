@@ -783,6 +783,74 @@ pub(crate) fn finish_chains(
     }
 }
 
+/// What the build orders the chains of one anchor by: the route's label, then the signature
+/// ([`Chain::signature`]: every hop's part, [`Hop::signature`]), as indices into texts
+/// rendered once per head and once per app hop, not per chain (N routes to N workloads named
+/// apart under one label are N² chains of 3N heads and N app hops).
+#[derive(Default)]
+struct Rendered {
+    texts: Vec<String>,
+    /// Head → its label and its hops' signature. Keyed by the shared head's address; the entry
+    /// holds the head, so the address stays its own while the map lives.
+    heads: std::collections::HashMap<*const Head, (Arc<Head>, usize, usize)>,
+    /// App hop → its signature, likewise.
+    apps: std::collections::HashMap<*const Hop, (Arc<Hop>, usize)>,
+}
+
+/// A chain's label and signature ([`Rendered`]): the signature is the front's text, then the
+/// app hop's.
+#[derive(Clone, Copy)]
+struct Key {
+    label: usize,
+    front: usize,
+    app: Option<usize>,
+}
+
+impl Rendered {
+    fn push(texts: &mut Vec<String>, text: String) -> usize {
+        texts.push(text);
+        texts.len() - 1
+    }
+
+    fn key(&mut self, files: &SourceMap, chain: &Chain) -> Key {
+        let texts = &mut self.texts;
+        let (_, label, front) = *self
+            .heads
+            .entry(Arc::as_ptr(&chain.head))
+            .or_insert_with(|| {
+                let label = Rendered::push(texts, chain.head.route.label(files));
+                let hops = chain.head.hops.iter().map(|h| h.signature(files)).collect();
+                (Arc::clone(&chain.head), label, Rendered::push(texts, hops))
+            });
+        let app = chain.tail.as_ref().and_then(|t| t.app.as_ref()).map(|hop| {
+            self.apps
+                .entry(Arc::as_ptr(hop))
+                .or_insert_with(|| {
+                    let text = hop.signature(files);
+                    (Arc::clone(hop), Rendered::push(texts, text))
+                })
+                .1
+        });
+        Key { label, front, app }
+    }
+
+    /// The order of two chains' (label, signature), as if each were rendered whole.
+    fn cmp(&self, a: &Key, b: &Key) -> std::cmp::Ordering {
+        let text = |i: usize| self.texts[i].as_str();
+        let app = |k: &Key| k.app.map_or("", text);
+        text(a.label).cmp(text(b.label)).then_with(|| {
+            let (fa, fb) = (text(a.front), text(b.front));
+            if a.front == b.front || fa == fb {
+                app(a).cmp(app(b))
+            } else {
+                fa.bytes()
+                    .chain(app(a).bytes())
+                    .cmp(fb.bytes().chain(app(b).bytes()))
+            }
+        })
+    }
+}
+
 /// Every chain kubegap can see in the input, in a deterministic order.
 pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     let mut chains = Vec::new();
@@ -806,22 +874,7 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     // so the run does not hold a rendered key for every chain at once.
     let name = |c: &Chain| cx.files.get(c.anchor().file).name.as_str();
     chains.sort_by(|a, b| (name(a), a.anchor().start).cmp(&(name(b), b.anchor().start)));
-    // A hop's part of a signature is rendered once: the chains of a route share its front
-    // hops, the chains to a workload its app hop (N routes to N workloads named apart under
-    // one label are N² chains of 2N distinct hops). Keyed by the shared hop's address; the
-    // entry holds the hop, so the address stays its own while the map lives.
-    let mut parts: std::collections::HashMap<*const Hop, (Arc<Hop>, String)> =
-        std::collections::HashMap::new();
-    let mut signature = |c: &Chain| -> String {
-        let mut out = String::new();
-        for hop in c.hops() {
-            let (_, part) = parts
-                .entry(Arc::as_ptr(hop))
-                .or_insert_with(|| (Arc::clone(hop), hop.signature(cx.files)));
-            out.push_str(part);
-        }
-        out
-    };
+    let mut rendered = Rendered::default();
     // In place: the chains kept so far are `chains[..kept]`, the rest are after `start` (a
     // second vector of every chain was a third of the peak for N routes to N apps).
     let mut kept = 0;
@@ -842,18 +895,16 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
             start = end;
             continue;
         };
-        let keys: Vec<(String, String)> = group
-            .iter()
-            .map(|c| (c.route().label(cx.files), signature(c)))
-            .collect();
+        let keys: Vec<Key> = group.iter().map(|c| rendered.key(cx.files, c)).collect();
         let mut order: Vec<u32> = (0..len).collect();
-        order.sort_by(|a, b| keys[*a as usize].cmp(&keys[*b as usize]));
+        order.sort_by(|a, b| rendered.cmp(&keys[*a as usize], &keys[*b as usize]));
         // Several `server` lines or upstream servers reaching the same Service give the same
         // chain: the first of equal ones is kept.
         let mut keep = vec![true; group.len()];
         for k in 1..order.len() {
             let (a, b) = (order[k - 1] as usize, order[k] as usize);
-            keep[k] = !(group[a].anchor() == group[b].anchor() && keys[a] == keys[b]);
+            keep[k] = !(group[a].anchor() == group[b].anchor()
+                && rendered.cmp(&keys[a], &keys[b]).is_eq());
         }
         crate::order::permute(group, &mut order);
         for (k, keep) in keep.into_iter().enumerate() {

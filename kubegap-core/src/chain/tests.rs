@@ -540,3 +540,34 @@ fn a_route_declaration_that_is_not_a_duration_hides_the_workloads() {
         assert_eq!(pings, [None, Some(Millis::from_secs(45))]);
     });
 }
+
+/// The build orders a route's chains by their label and signature as if each were rendered
+/// whole, though it renders a head's front hops and an app hop once: a front that is a prefix
+/// of another is compared with the app hop after it (`ab` + `x` sorts after `abc` + `d`),
+/// equal fronts by their app hops, and a chain without an app hop before one with.
+#[test]
+fn chains_compare_as_their_rendered_signatures() {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let rendered = super::Rendered {
+        texts: ["route", "ab", "abc", "x", "d", "ab"]
+            .map(str::to_string)
+            .to_vec(),
+        ..Default::default()
+    };
+    let key = |front, app| super::Key {
+        label: 0,
+        front,
+        app,
+    };
+    let cmp = |a, b| rendered.cmp(&a, &b);
+    assert_eq!(cmp(key(1, Some(3)), key(2, Some(4))), Greater);
+    assert_eq!(cmp(key(2, Some(4)), key(1, Some(3))), Less);
+    assert_eq!(cmp(key(1, Some(4)), key(1, Some(3))), Less);
+    assert_eq!(cmp(key(1, None), key(1, Some(4))), Less);
+    assert_eq!(cmp(key(1, Some(3)), key(5, Some(3))), Equal);
+    let other_label = super::Key {
+        label: 3,
+        ..key(1, None)
+    };
+    assert_eq!(cmp(other_label, key(2, Some(3))), Greater);
+}
