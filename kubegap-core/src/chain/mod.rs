@@ -795,6 +795,9 @@ struct Rendered {
     heads: std::collections::HashMap<*const Head, (Arc<Head>, usize, usize)>,
     /// App hop → its signature, likewise.
     apps: std::collections::HashMap<*const Hop, (Arc<Hop>, usize)>,
+    /// The last head asked for and its texts: the chains of a route to a Service are next to
+    /// each other, and most share it.
+    last: Option<(*const Head, usize, usize)>,
 }
 
 /// A chain's label and signature ([`Rendered`]): the signature is the front's text, then the
@@ -814,14 +817,19 @@ impl Rendered {
 
     fn key(&mut self, files: &SourceMap, chain: &Chain) -> Key {
         let texts = &mut self.texts;
-        let (_, label, front) = *self
-            .heads
-            .entry(Arc::as_ptr(&chain.head))
-            .or_insert_with(|| {
-                let label = Rendered::push(texts, chain.head.route.label(files));
-                let hops = chain.head.hops.iter().map(|h| h.signature(files)).collect();
-                (Arc::clone(&chain.head), label, Rendered::push(texts, hops))
-            });
+        let head = Arc::as_ptr(&chain.head);
+        let (label, front) = match self.last {
+            Some((last, label, front)) if last == head => (label, front),
+            _ => {
+                let (_, label, front) = *self.heads.entry(head).or_insert_with(|| {
+                    let label = Rendered::push(texts, chain.head.route.label(files));
+                    let hops = chain.head.hops.iter().map(|h| h.signature(files)).collect();
+                    (Arc::clone(&chain.head), label, Rendered::push(texts, hops))
+                });
+                self.last = Some((head, label, front));
+                (label, front)
+            }
+        };
         let app = chain.tail.as_ref().and_then(|t| t.app.as_ref()).map(|hop| {
             self.apps
                 .entry(Arc::as_ptr(hop))
@@ -838,7 +846,13 @@ impl Rendered {
     fn cmp(&self, a: &Key, b: &Key) -> std::cmp::Ordering {
         let text = |i: usize| self.texts[i].as_str();
         let app = |k: &Key| k.app.map_or("", text);
-        text(a.label).cmp(text(b.label)).then_with(|| {
+        // The chains of a group share their head, most of them: equal indices, equal texts.
+        let label = if a.label == b.label {
+            std::cmp::Ordering::Equal
+        } else {
+            text(a.label).cmp(text(b.label))
+        };
+        label.then_with(|| {
             let (fa, fb) = (text(a.front), text(b.front));
             if a.front == b.front || fa == fb {
                 app(a).cmp(app(b))
@@ -873,7 +887,14 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
     // them apart). Label and signature are rendered only where two chains share an anchor,
     // so the run does not hold a rendered key for every chain at once.
     let name = |c: &Chain| cx.files.get(c.anchor().file).name.as_str();
-    chains.sort_by(|a, b| (name(a), a.anchor().start).cmp(&(name(b), b.anchor().start)));
+    chains.sort_by(|a, b| {
+        let (x, y) = (a.anchor(), b.anchor());
+        if x.file == y.file {
+            x.start.cmp(&y.start)
+        } else {
+            (name(a), x.start).cmp(&(name(b), y.start))
+        }
+    });
     let mut rendered = Rendered::default();
     // In place: the chains kept so far are `chains[..kept]`, the rest are after `start` (a
     // second vector of every chain was a third of the peak for N routes to N apps).
@@ -923,16 +944,22 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
 #[cfg(test)]
 mod tests;
 
-/// Consecutive hop pairs `(outer, inner)` as indices, skipping pass-through Service hops.
-pub fn pairs(chain: &Chain) -> Vec<(usize, usize)> {
-    let idx: Vec<usize> = chain
+/// The indices of a chain's hops that are not pass-through Service hops, from the outside in.
+pub fn layered(chain: &Chain) -> impl Iterator<Item = usize> + '_ {
+    chain
         .hops()
         .iter()
         .enumerate()
         .filter(|(_, h)| h.layer != Layer::Service)
         .map(|(i, _)| i)
-        .collect();
-    idx.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// Consecutive hop pairs `(outer, inner)` as indices, skipping pass-through Service hops. An
+/// iterator, not a vector: chain rules ask for the pairs of every chain (N² of them for N routes
+/// to N apps under one label).
+pub fn pairs(chain: &Chain) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut outer = None;
+    layered(chain).filter_map(move |inner| outer.replace(inner).map(|outer| (outer, inner)))
 }
 
 /// The hop pairs a chain rule has reported on, by the addresses of the shared hops

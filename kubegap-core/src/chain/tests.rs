@@ -571,3 +571,50 @@ fn chains_compare_as_their_rendered_signatures() {
     };
     assert_eq!(cmp(other_label, key(2, Some(3))), Greater);
 }
+
+/// A chain's pairs are its neighbouring hops, the pass-through Service hops skipped: a CDN,
+/// a load balancer, a proxy, a Service and an app pair CDN with load balancer, load balancer
+/// with proxy, and proxy with app.
+#[test]
+fn pairs_are_neighbours_but_for_services() {
+    use super::{Chain, Head, Hop, Layer, Route, Tail};
+    use std::sync::Arc;
+    let hop = |layer, name: &str| Arc::new(Hop::new(layer, name, None));
+    let head = Arc::new(Head {
+        route: Route::object("route".to_string()),
+        anchor: crate::source::Span::new(FileId(0), 0, 1),
+        hops: [
+            hop(Layer::Outer, "cdn"),
+            hop(Layer::LoadBalancer, "lb"),
+            hop(Layer::Proxy, "proxy"),
+            hop(Layer::Service, "svc"),
+        ]
+        .into(),
+        long_lived: None,
+        ping_interval: None,
+        session_lifetime: None,
+    });
+    let tail = |app: Option<Arc<Hop>>| {
+        Some(Arc::new(Tail {
+            app,
+            ping_interval: None,
+            session_lifetime: None,
+        }))
+    };
+    let chain = |tail| Chain {
+        head: Arc::clone(&head),
+        tail,
+    };
+    let to_app = chain(tail(Some(hop(Layer::App, "app"))));
+    assert_eq!(super::layered(&to_app).collect::<Vec<_>>(), [0, 1, 2, 4]);
+    assert_eq!(
+        super::pairs(&to_app).collect::<Vec<_>>(),
+        [(0, 1), (1, 2), (2, 4)]
+    );
+    for ends_at_service in [chain(tail(None)), chain(None)] {
+        assert_eq!(
+            super::pairs(&ends_at_service).collect::<Vec<_>>(),
+            [(0, 1), (1, 2)]
+        );
+    }
+}

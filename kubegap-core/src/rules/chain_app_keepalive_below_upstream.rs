@@ -122,7 +122,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     // one cause per (place, app hop, upstream name, pool), the label at each upstream's pool.
     let mut causes = Causes::default();
     for (k, chain) in cx.chains.iter().enumerate() {
-        let Some((up, app)) = pairs(chain).into_iter().last() else {
+        let Some((up, app)) = pairs(chain).last() else {
             continue;
         };
         let (u, a) = (chain.hop(up), chain.hop(app));

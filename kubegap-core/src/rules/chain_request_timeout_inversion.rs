@@ -1,6 +1,6 @@
 //! `chain-request-timeout-inversion`: an outer hop gives up before an inner one.
 
-use crate::chain::{pairs, point, Layer, Reported};
+use crate::chain::{layered, point, Layer, Reported};
 use crate::rule::prelude::*;
 
 declare_rule! {
@@ -104,14 +104,10 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut reported = Reported::default();
+    let mut seen = Vec::new();
     for chain in cx.chains {
-        let idx: Vec<usize> = pairs(chain).into_iter().flat_map(|(a, b)| [a, b]).collect();
-        let mut seen = Vec::new();
-        for i in idx {
-            if !seen.contains(&i) {
-                seen.push(i);
-            }
-        }
+        seen.clear();
+        seen.extend(layered(chain));
         // Every outer/inner pair (not only neighbours): the innermost limit that can't apply.
         for (k, &outer) in seen.iter().enumerate() {
             for &inner in &seen[k + 1..] {
