@@ -254,25 +254,34 @@ impl Route {
 ///
 /// Two pointers: what the chains of one route to one Service share (the route, its front hops
 /// and the Service hop, its declarations) and what the chain takes from the workload it ends
-/// at (its app hop and declarations). N routes to N workloads named apart under one label are
-/// N² chains; each held its route, front hops and values inline (about 180 bytes a chain, most
-/// of the peak for 400 such apps) before they were shared.
+/// at (its app hop and declarations), when the Service selects several (else the head holds
+/// it too). N routes to N workloads named apart under one label are N² chains; each held its
+/// route, front hops and values inline (about 180 bytes a chain, most of the peak for 400 such
+/// apps) before they were shared.
 #[derive(Clone, Debug)]
 pub struct Chain {
     head: Arc<Head>,
     tail: Option<Arc<Tail>>,
 }
 
-/// What the chains of one route to one Service share ([`Chain`]).
+/// What the chains of one route to one Service share ([`Chain`]). A Service that selects one
+/// workload (most do) has one chain, whose head holds all of it: the app hop after the Service
+/// hop, the workload's declarations folded into the route's, and no tail.
 #[derive(Debug)]
 struct Head {
     route: Route,
     anchor: Span,
-    /// The front hops and the Service hop.
+    /// The front hops and the Service hop (and the app hop, for a chain without a tail).
     hops: Box<[Arc<Hop>]>,
     long_lived: Option<Arc<str>>,
-    /// The route's or the Service's declaration, when either has one (`Some(None)`: declared,
-    /// but not a duration); else the workload's applies.
+    /// The declarations that apply before the tail's, if any does (most routes have none).
+    declared: Option<Box<Declared>>,
+}
+
+/// A head's declarations ([`Head`]): the route's or the Service's, when either has one
+/// (`Some(None)`: declared, but not a duration), else the tail's applies.
+#[derive(Debug)]
+struct Declared {
     ping_interval: Option<Option<Value>>,
     session_lifetime: Option<Option<Value>>,
 }
@@ -364,7 +373,12 @@ impl Chain {
     /// Declared client ping interval (`kubegap.io/ping-interval`): the route's or the
     /// Service's, else the workload's.
     pub fn ping_interval(&self) -> Option<&Value> {
-        match &self.head.ping_interval {
+        match self
+            .head
+            .declared
+            .as_ref()
+            .and_then(|d| d.ping_interval.as_ref())
+        {
             Some(declared) => declared.as_ref(),
             None => self.tail.as_ref()?.ping_interval.as_ref(),
         }
@@ -373,7 +387,12 @@ impl Chain {
     /// Declared expected session lifetime (`kubegap.io/session-lifetime`): the route's or the
     /// Service's, else the workload's.
     pub fn session_lifetime(&self) -> Option<&Value> {
-        match &self.head.session_lifetime {
+        match self
+            .head
+            .declared
+            .as_ref()
+            .and_then(|d| d.session_lifetime.as_ref())
+        {
             Some(declared) => declared.as_ref(),
             None => self.tail.as_ref()?.session_lifetime.as_ref(),
         }
@@ -749,36 +768,60 @@ pub(crate) fn finish_chains(
     let target = target_port_for(cx, service, &end.port);
     let mut places: Vec<crate::k8s::ObjId> = end.object.into_iter().collect();
     places.push(service.obj);
-    let mut hops = Vec::with_capacity(front.len() + 1);
-    hops.extend_from_slice(front);
-    hops.push(Arc::new(service_hop(cx, service)));
-    let head = Arc::new(Head {
-        route: end.route.clone(),
-        anchor: end.anchor,
-        hops: hops.into_boxed_slice(),
-        long_lived: end.long_lived.clone(),
-        // The route's and the Service's declarations come before the workload's.
-        ping_interval: declared(cx, &places, PING_INTERVAL),
-        session_lifetime: declared(cx, &places, SESSION_LIFETIME),
-    });
-    let chain = |tail: Option<Arc<Tail>>| Chain {
-        head: Arc::clone(&head),
-        tail,
+    // The route's and the Service's declarations come before the workload's.
+    let ping_interval = declared(cx, &places, PING_INTERVAL);
+    let session_lifetime = declared(cx, &places, SESSION_LIFETIME);
+    let head = |app: Option<&Arc<Hop>>, declared: Declared| {
+        let mut hops = Vec::with_capacity(front.len() + 1 + usize::from(app.is_some()));
+        hops.extend_from_slice(front);
+        hops.push(Arc::new(service_hop(cx, service)));
+        hops.extend(app.cloned());
+        let any = declared.ping_interval.is_some() || declared.session_lifetime.is_some();
+        Arc::new(Head {
+            route: end.route.clone(),
+            anchor: end.anchor,
+            hops: hops.into_boxed_slice(),
+            long_lived: end.long_lived.clone(),
+            declared: any.then(|| Box::new(declared)),
+        })
+    };
+    let route_declared = || Declared {
+        ping_interval: ping_interval.clone(),
+        session_lifetime: session_lifetime.clone(),
     };
     match cx.k8s.service_target_indices(service) {
         // The pods are not in the input: the chain still ends at the Service.
-        [] => out.push(chain(None)),
-        // A Service that selects one workload (most do) has its tail read here, not kept.
+        [] => out.push(Chain {
+            head: head(None, route_declared()),
+            tail: None,
+        }),
+        // A Service that selects one workload (most do) has its tail read here, not kept: its
+        // one chain's head holds the app hop and the declarations that apply.
         [only] => {
             let tail = Tail::of(cx, &cx.k8s.workloads[*only], target.as_deref());
-            out.push(chain(Some(Arc::new(tail))));
+            // What applies, as declared on the route (no tail to ask): `None` when nothing does.
+            let declared = Declared {
+                ping_interval: ping_interval.unwrap_or(tail.ping_interval).map(Some),
+                session_lifetime: session_lifetime.unwrap_or(tail.session_lifetime).map(Some),
+            };
+            out.push(Chain {
+                head: head(tail.app.as_ref(), declared),
+                tail: None,
+            });
         }
         _ => {
             let tails = tails.of(cx, service, target.as_deref());
+            let head = head(None, route_declared());
             if tails.is_empty() {
-                out.push(chain(None));
+                out.push(Chain {
+                    head: Arc::clone(&head),
+                    tail: None,
+                });
             }
-            out.extend(tails.iter().map(|tail| chain(Some(Arc::clone(tail)))));
+            out.extend(tails.iter().map(|tail| Chain {
+                head: Arc::clone(&head),
+                tail: Some(Arc::clone(tail)),
+            }));
         }
     }
 }

@@ -591,8 +591,7 @@ fn pairs_are_neighbours_but_for_services() {
         ]
         .into(),
         long_lived: None,
-        ping_interval: None,
-        session_lifetime: None,
+        declared: None,
     });
     let tail = |app: Option<Arc<Hop>>| {
         Some(Arc::new(Tail {
