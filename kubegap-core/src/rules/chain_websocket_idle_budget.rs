@@ -1,8 +1,39 @@
 //! `chain-websocket-idle-budget`: a hop's idle or lifetime limit below what a long-lived route
 //! declares it needs.
 
-use crate::chain::{point, Layer};
+use crate::chain::{point, Layer, Value};
 use crate::rule::prelude::*;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// What a finding of this rule reads: the hop (its name and limit), the place it points at,
+/// and the declared value (its duration and where it is written), by address, and which of
+/// the two checks it is. The chains of a route to N apps under one label share the route's
+/// hops and its declaration: the same finding N times, which the engine drops as the same
+/// cause, keeping the first chain's. The rule renders it once.
+type Cause = (
+    *const crate::chain::Hop,
+    Span,
+    crate::chain::Range,
+    *const (),
+    bool,
+);
+
+fn first(
+    seen: &mut HashSet<Cause>,
+    hop: &Arc<crate::chain::Hop>,
+    at: Span,
+    declared: &Value,
+    lifetime: bool,
+) -> bool {
+    seen.insert((
+        Arc::as_ptr(hop),
+        at,
+        declared.range,
+        Arc::as_ptr(&declared.source).cast(),
+        lifetime,
+    ))
+}
 
 declare_rule! {
     /// Along a long-lived route, some hop's idle limit is not above the declared ping interval,
@@ -77,6 +108,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
+    let mut seen = HashSet::new();
     for chain in cx.chains {
         for (i, hop) in chain.hops().iter().enumerate() {
             if hop.layer == Layer::App || hop.layer == Layer::Service {
@@ -85,9 +117,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             // Once upgraded, a WebSocket is a tunnel: the tunnel timeout applies where there is one.
             let idle_limit = hop.tunnel_timeout.as_ref().or(hop.read_timeout.as_ref());
             if let (Some(ping), Some(idle)) = (chain.ping_interval(), idle_limit) {
-                if idle.range.low <= ping.range.high {
+                let at = point(chain, i, Some(idle));
+                if idle.range.low <= ping.range.high && first(&mut seen, hop, at, ping, false) {
                     let f = sink.report(
-                        point(chain, i, Some(idle)),
+                        at,
                         format!(
                             "{} ends a connection after {} without data, not above the declared ping interval {}: long-lived connections drop between pings",
                             hop.name,
@@ -106,9 +139,10 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 }
             }
             if let (Some(life), Some(cap)) = (chain.session_lifetime(), &hop.lifetime) {
-                if cap.range.low < life.range.high {
+                let at = point(chain, i, Some(cap));
+                if cap.range.low < life.range.high && first(&mut seen, hop, at, life, true) {
                     let f = sink.report(
-                        point(chain, i, Some(cap)),
+                        at,
                         format!(
                             "{} ends every connection after {}, before the declared session lifetime {}",
                             hop.name,
