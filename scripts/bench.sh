@@ -98,6 +98,9 @@ done
 for v in slow gce; do
   [ -s "$in/app-apps-$v-200.yaml" ] || python3 scripts/gen_shapes.py release-copies 200 app distinct $v > "$in/app-apps-$v-200.yaml"
 done
+# ... with every Ingress declaring a ping interval above its read timeout (an idle-budget
+# finding on each of the 400 routes' 400 chains: 147 MB before the rule rendered once per cause).
+[ -s "$in/app-apps-ping-400.yaml" ] || python3 scripts/gen_shapes.py release-copies 400 app distinct ping > "$in/app-apps-ping-400.yaml"
 for n in 2000 4000; do
   [ -d "$in/same-labels-$n" ] || python3 scripts/gen_shapes.py same-labels "$in/same-labels-$n" $n
   [ -d "$in/same-names-$n" ] || python3 scripts/gen_shapes.py same-names "$in/same-names-$n" $n
@@ -199,6 +202,7 @@ solo "200 of them named apart, one label" "$lint $in/app-apps-200.yaml"
 solo "400 of them named apart, one label" "$lint $in/app-apps-400.yaml"
 solo "200 named apart, slow Ingresses" "$lint $in/app-apps-slow-200.yaml"
 solo "200 named apart, GKE Ingresses" "$lint $in/app-apps-gce-200.yaml"
+solo "400 named apart, Ingresses declaring a ping interval" "$lint $in/app-apps-ping-400.yaml"
 solo "2,000 haproxy servers beside 4,000 Services" "$lint $in/haproxy-services"
 solo "2,000 apps labelled alike, one directory each" "$lint $in/same-labels-2000"
 solo "4,000 apps labelled alike, one directory each" "$lint $in/same-labels-4000"
@@ -287,6 +291,7 @@ size_of = {
     "100 of them named apart": "app-apps-100.yaml", "200 of them named apart": "app-apps-200.yaml",
     "400 of them named apart": "app-apps-400.yaml",
     "200 named apart, slow": "app-apps-slow-200.yaml", "200 named apart, GKE": "app-apps-gce-200.yaml",
+    "400 named apart, Ingresses declaring": "app-apps-ping-400.yaml",
     "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
     "kubectl get -o yaml": "kubectl-4000.yaml",
 }

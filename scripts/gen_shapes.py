@@ -23,7 +23,7 @@
                                      dump of every resource has)
   gen_shapes.py definitions N        `kubectl get crd -o yaml` of N small definitions on stdout:
                                      one `List` whose every item's spec the parser skips
-  gen_shapes.py release-copies N [app] [distinct] [slow|gce]
+  gen_shapes.py release-copies N [app] [distinct] [slow|gce|ping]
                                      a stream of N copies of one release of every kind the graph
                                      links (a Deployment, a LoadBalancer Service, an Ingress, a
                                      PDB, an HPA, a Route, a ConfigMap, an IngressClass), all
@@ -37,7 +37,9 @@
                                      with `slow`, each Ingress waits 300s behind an ingress-nginx
                                      controller (added once) whose NLB gives up after 60s (a
                                      request-timeout inversion on every route); with `gce`, the
-                                     Ingresses are GKE's (a GCP load balancer in front of each app)
+                                     Ingresses are GKE's (a GCP load balancer in front of each app);
+                                     with `ping`, each Ingress declares a 45s ping interval above
+                                     its 30s read timeout (an idle-budget finding on every route)
   gen_shapes.py same-names DIR N     N apps in N directories of one namespace, all named `web`:
                                      a Deployment in deployment.yaml, an HPA, a Service and an
                                      Ingress naming `web` in refs.yaml (every name matches N
@@ -770,6 +772,9 @@ def release_copies(n, app, distinct, variant=None):
         one = one.replace('proxy-read-timeout: "30"', 'proxy-read-timeout: "300"')
     elif variant == "gce":
         one = one.replace("ingressClassName: nginx", "ingressClassName: gce")
+    elif variant == "ping":
+        one = one.replace('proxy-read-timeout: "30"}',
+                          'proxy-read-timeout: "30", kubegap.io/ping-interval: 45s}')
     out = sys.stdout
     for i in range(n):
         out.write(one.replace("name: web", f"name: web{i}") if distinct else one)
@@ -795,7 +800,7 @@ def main():
         definitions(int(sys.argv[2]))
     elif cmd == "release-copies":
         rest = sys.argv[3:]
-        variant = next((v for v in ("slow", "gce") if v in rest), None)
+        variant = next((v for v in ("slow", "gce", "ping") if v in rest), None)
         release_copies(int(sys.argv[2]), "app" in rest, "distinct" in rest, variant)
     elif cmd == "same-names":
         same_names(sys.argv[2], int(sys.argv[3]))
