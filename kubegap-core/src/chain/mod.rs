@@ -373,28 +373,25 @@ impl Chain {
     /// Declared client ping interval (`kubegap.io/ping-interval`): the route's or the
     /// Service's, else the workload's.
     pub fn ping_interval(&self) -> Option<&Value> {
-        match self
-            .head
-            .declared
-            .as_ref()
-            .and_then(|d| d.ping_interval.as_ref())
-        {
-            Some(declared) => declared.as_ref(),
-            None => self.tail.as_ref()?.ping_interval.as_ref(),
-        }
+        self.declaration(|d| &d.ping_interval, |t| &t.ping_interval)
     }
 
     /// Declared expected session lifetime (`kubegap.io/session-lifetime`): the route's or the
     /// Service's, else the workload's.
     pub fn session_lifetime(&self) -> Option<&Value> {
-        match self
-            .head
-            .declared
-            .as_ref()
-            .and_then(|d| d.session_lifetime.as_ref())
-        {
+        self.declaration(|d| &d.session_lifetime, |t| &t.session_lifetime)
+    }
+
+    /// A declaration: the head's, when it has one (`Some(None)` is declared but not a duration),
+    /// else the tail's.
+    fn declaration(
+        &self,
+        head: fn(&Declared) -> &Option<Option<Value>>,
+        tail: fn(&Tail) -> &Option<Value>,
+    ) -> Option<&Value> {
+        match self.head.declared.as_deref().and_then(|d| head(d).as_ref()) {
             Some(declared) => declared.as_ref(),
-            None => self.tail.as_ref()?.session_lifetime.as_ref(),
+            None => tail(self.tail.as_deref()?).as_ref(),
         }
     }
 
