@@ -1002,13 +1002,17 @@ pub fn pairs(chain: &Chain) -> impl Iterator<Item = (usize, usize)> + '_ {
     layered(chain).filter_map(move |inner| outer.replace(inner).map(|outer| (outer, inner)))
 }
 
-/// The hop pairs a chain rule has reported on, by the addresses of the shared hops
-/// ([`Chain::hops`]) and the span reported at. The chains of N routes to N workloads named apart
-/// under one label are N² chains of 2N hops: the same pair at the same place gives the same
-/// finding again, which the engine drops as the same cause (keeping the first chain's). A rule
-/// asks before it renders a message, so it renders one per cause, not one per chain.
+/// The causes a chain rule has reported, by the addresses of the shared hops
+/// ([`Chain::hops`]) and values and the span reported at. The chains of N routes to N workloads
+/// named apart under one label are N² chains of 2N hops: the same hops (or the same hop and
+/// declared value) at the same place give the same finding again, which the engine drops as
+/// the same cause (keeping the first chain's). A rule asks before it renders a message, so it
+/// renders one per cause, not one per chain.
 #[derive(Default)]
-pub struct Reported(std::collections::HashSet<(*const Hop, *const Hop, Span, bool)>);
+pub struct Reported {
+    pairs: std::collections::HashSet<(*const Hop, *const Hop, Span, bool)>,
+    declared: std::collections::HashSet<(*const Hop, Span, Range, *const Source, bool)>,
+}
 
 impl Reported {
     /// Whether `chain`'s hops `outer` and `inner` are reported at `at` for the first time.
@@ -1022,10 +1026,30 @@ impl Reported {
         at: Span,
         also: bool,
     ) -> bool {
-        self.0.insert((
+        self.pairs.insert((
             Arc::as_ptr(chain.hop(outer)),
             Arc::as_ptr(chain.hop(inner)),
             at,
+            also,
+        ))
+    }
+
+    /// Whether `chain`'s hop `hop` is reported at `at` against the declared value `declared`
+    /// (its duration and where it is written) for the first time. `also` tells the rule's
+    /// checks apart (a ping interval, a session lifetime).
+    pub fn first_declared(
+        &mut self,
+        chain: &Chain,
+        hop: usize,
+        at: Span,
+        declared: &Value,
+        also: bool,
+    ) -> bool {
+        self.declared.insert((
+            Arc::as_ptr(chain.hop(hop)),
+            at,
+            declared.range,
+            Arc::as_ptr(&declared.source),
             also,
         ))
     }

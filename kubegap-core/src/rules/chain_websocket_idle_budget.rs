@@ -1,39 +1,8 @@
 //! `chain-websocket-idle-budget`: a hop's idle or lifetime limit below what a long-lived route
 //! declares it needs.
 
-use crate::chain::{point, Layer, Value};
+use crate::chain::{point, Layer, Reported};
 use crate::rule::prelude::*;
-use std::collections::HashSet;
-use std::sync::Arc;
-
-/// What a finding of this rule reads: the hop (its name and limit), the place it points at,
-/// and the declared value (its duration and where it is written), by address, and which of
-/// the two checks it is. The chains of a route to N apps under one label share the route's
-/// hops and its declaration: the same finding N times, which the engine drops as the same
-/// cause, keeping the first chain's. The rule renders it once.
-type Cause = (
-    *const crate::chain::Hop,
-    Span,
-    crate::chain::Range,
-    *const (),
-    bool,
-);
-
-fn first(
-    seen: &mut HashSet<Cause>,
-    hop: &Arc<crate::chain::Hop>,
-    at: Span,
-    declared: &Value,
-    lifetime: bool,
-) -> bool {
-    seen.insert((
-        Arc::as_ptr(hop),
-        at,
-        declared.range,
-        Arc::as_ptr(&declared.source).cast(),
-        lifetime,
-    ))
-}
 
 declare_rule! {
     /// Along a long-lived route, some hop's idle limit is not above the declared ping interval,
@@ -108,7 +77,7 @@ declare_rule! {
 }
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
-    let mut seen = HashSet::new();
+    let mut reported = Reported::default();
     for chain in cx.chains {
         for (i, hop) in chain.hops().iter().enumerate() {
             if hop.layer == Layer::App || hop.layer == Layer::Service {
@@ -118,7 +87,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let idle_limit = hop.tunnel_timeout.as_ref().or(hop.read_timeout.as_ref());
             if let (Some(ping), Some(idle)) = (chain.ping_interval(), idle_limit) {
                 let at = point(chain, i, Some(idle));
-                if idle.range.low <= ping.range.high && first(&mut seen, hop, at, ping, false) {
+                if idle.range.low <= ping.range.high
+                    && reported.first_declared(chain, i, at, ping, false)
+                {
                     let f = sink.report(
                         at,
                         format!(
@@ -140,7 +111,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             }
             if let (Some(life), Some(cap)) = (chain.session_lifetime(), &hop.lifetime) {
                 let at = point(chain, i, Some(cap));
-                if cap.range.low < life.range.high && first(&mut seen, hop, at, life, true) {
+                if cap.range.low < life.range.high
+                    && reported.first_declared(chain, i, at, life, true)
+                {
                     let f = sink.report(
                         at,
                         format!(
