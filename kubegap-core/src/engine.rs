@@ -157,7 +157,7 @@ impl Workspace {
     }
 
     /// Every timeout chain of the workspace, as rules see them (what `kubegap chains` prints).
-    pub fn chains(&self, settings: &Settings) -> Vec<crate::chain::Chain> {
+    pub fn chains(&self, settings: &Settings) -> crate::chain::Chains {
         let model = self.model(settings);
         crate::chain::build(&crate::chain::Stage {
             model: &model,
@@ -544,7 +544,7 @@ fn load_with(mut inputs: Vec<Input>, settings: &Settings, for_rules: bool) -> Wo
 
 /// Loads the inputs and builds every timeout chain, as rules see them (`kubegap chains`): the
 /// files (to print spans) and the chains.
-pub fn chains(inputs: Vec<Input>, settings: &Settings) -> (SourceMap, Vec<crate::chain::Chain>) {
+pub fn chains(inputs: Vec<Input>, settings: &Settings) -> (SourceMap, crate::chain::Chains) {
     let workspace = load_for_rules(inputs, settings);
     let chains = workspace.chains(settings);
     (workspace.files, chains)
@@ -566,7 +566,7 @@ pub struct Spent {
     _controllers: crate::controllers::Model,
     _haproxy: Vec<HaproxyConfig>,
     _nginx: Vec<NginxConfig>,
-    _chains: Vec<crate::chain::Chain>,
+    _chains: crate::chain::Chains,
 }
 
 impl Spent {

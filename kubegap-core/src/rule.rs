@@ -21,7 +21,7 @@ pub struct Context<'a> {
     /// version: built once per run, not once per rule.
     pub haproxy_views: &'a [crate::haproxy::View<'a>],
     /// Timeout chains through the layers, built once per run.
-    pub chains: &'a [crate::chain::Chain],
+    pub chains: &'a crate::chain::Chains,
 }
 
 impl<'a> std::ops::Deref for Context<'a> {

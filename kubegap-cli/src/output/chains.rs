@@ -2,13 +2,13 @@
 
 use serde::Serialize;
 
-use kubegap_core::chain::{Chain, Layer, Value};
+use kubegap_core::chain::{Chains, Layer, Value};
 use kubegap_core::SourceMap;
 
 /// Text: the route and where it is written, then the hops, one per line.
-pub fn text(files: &SourceMap, chains: &[Chain]) -> String {
+pub fn text(files: &SourceMap, chains: &Chains) -> String {
     let mut out = String::new();
-    for chain in chains {
+    for chain in chains.iter() {
         let file = files.get(chain.anchor().file);
         let at = file.line_col(chain.anchor().start);
         out.push_str(&format!(
@@ -97,7 +97,7 @@ fn jv(files: &SourceMap, v: &Option<Value>) -> Option<JsonValue> {
 }
 
 /// JSON: `{"version": 1, "chains": [...]}`.
-pub fn json(files: &SourceMap, chains: &[Chain]) -> String {
+pub fn json(files: &SourceMap, chains: &Chains) -> String {
     #[derive(Serialize)]
     struct Doc<'a> {
         version: u32,

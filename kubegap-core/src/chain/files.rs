@@ -3,7 +3,7 @@
 //! node address and the Service's `nodePort` (how an external HAProxy reaches a cluster).
 
 use super::Stage;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, Route, RouteEnd, Tails, Value};
+use super::{finish_chains, outer_hops, Hop, Layer, PortRef, Route, RouteEnd, Run, Tails, Value};
 use crate::haproxy::duration::DurationValue;
 use crate::k8s::Service;
 use crate::source::Span;
@@ -302,7 +302,7 @@ pub fn file_chains(
     routes: &[FileRoute<'_>],
     controller_services: &[usize],
     tails: &Tails,
-    out: &mut Vec<Chain>,
+    out: &mut Vec<Run>,
 ) {
     for r in routes {
         if controller_services.contains(&r.service.obj) {

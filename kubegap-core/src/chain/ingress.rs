@@ -3,7 +3,7 @@
 
 use super::files::FileRoute;
 use super::Stage;
-use super::{finish_chains, outer_hops, Chain, Hop, Layer, PortRef, RouteEnd, Tails, Value};
+use super::{finish_chains, outer_hops, Hop, Layer, PortRef, RouteEnd, Run, Tails, Value};
 use crate::controllers::lb::{self, LbKind, LoadBalancer};
 use crate::controllers::{Model, Product, Reader, RouteSettings};
 use crate::k8s::At;
@@ -107,7 +107,7 @@ pub fn chains(
     file_routes: &[FileRoute<'_>],
     controller_services: &[usize],
     tails: &Tails,
-    out: &mut Vec<Chain>,
+    out: &mut Vec<Run>,
 ) {
     if cx.k8s.ingresses.is_empty()
         && cx.k8s.routes.is_empty()
@@ -128,7 +128,7 @@ pub fn chains(
     // (one vector per block, not per route: fewer short-lived allocations among the chains,
     // which live to the end of the run), and concatenated in route order, so the result does
     // not depend on the thread count.
-    let blocks: Vec<Vec<Chain>> = model
+    let blocks: Vec<Vec<Run>> = model
         .routes
         .par_chunks(ROUTE_BLOCK)
         .map(|block| {
@@ -182,7 +182,7 @@ fn route_chains(
     file_routes: &[FileRoute<'_>],
     controller_services: &[usize],
     tails: &Tails,
-    out: &mut Vec<Chain>,
+    out: &mut Vec<Run>,
 ) {
     let model = cx.controllers;
     let obj = cx.obj(route.obj);

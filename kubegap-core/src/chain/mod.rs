@@ -250,18 +250,155 @@ impl Route {
     }
 }
 
-/// A route through the layers, outermost hop first.
+/// A route through the layers, outermost hop first: a view into [`Chains`].
 ///
-/// Two pointers: what the chains of one route to one Service share (the route, its front hops
-/// and the Service hop, its declarations) and what the chain takes from the workload it ends
-/// at (its app hop and declarations), when the Service selects several (else the head holds
-/// it too). N routes to N workloads named apart under one label are N² chains; each held its
-/// route, front hops and values inline (about 180 bytes a chain, most of the peak for 400 such
-/// apps) before they were shared.
+/// Two references: to what the chains of one route to one Service share (the route, its front
+/// hops and the Service hop, its declarations) and to what the chain takes from the workload it
+/// ends at (its app hop and declarations), when the Service selects several (else the head
+/// holds it too). N routes to N workloads named apart under one label are N² chains; each held
+/// its route, front hops and values inline (about 180 bytes a chain, most of the peak for 400
+/// such apps) before they were shared, and two shared pointers (16 bytes a chain, 123 MB for
+/// 1,600 such apps) before [`Chains`] kept one run per route instead of one record per chain.
+#[derive(Clone, Copy, Debug)]
+pub struct Chain<'a> {
+    head: &'a Arc<Head>,
+    tail: Option<&'a Arc<Tail>>,
+}
+
+/// Every chain of the input, in order ([`build`]), as runs: a route to a Service and the
+/// workloads it reaches, whose chains are the head with each of the run's tails in turn. The
+/// runs to the Services of one selector share one list of tails, so N routes to N workloads
+/// under one label are 3N runs and N tails, not 3N² records, while rules still see every
+/// chain ([`Chains::iter`], [`Chains::get`]).
+#[derive(Debug, Default)]
+pub struct Chains {
+    runs: Vec<Run>,
+    /// The number of chains up to and including each run: [`Chains::get`] finds a chain's run
+    /// by a binary search.
+    ends: Vec<usize>,
+}
+
+impl<'a> IntoIterator for &'a Chains {
+    type Item = Chain<'a>;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// The chains of runs, in order ([`Chains::iter`]).
 #[derive(Clone, Debug)]
-pub struct Chain {
+pub struct Iter<'a> {
+    runs: std::slice::Iter<'a, Run>,
+    /// The head of the run whose `tails` are being visited.
+    head: Option<&'a Arc<Head>>,
+    tails: std::slice::Iter<'a, Arc<Tail>>,
+}
+
+impl<'a> Iter<'a> {
+    fn new(runs: &'a [Run]) -> Iter<'a> {
+        Iter {
+            runs: runs.iter(),
+            head: None,
+            tails: [].iter(),
+        }
+    }
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Chain<'a>;
+
+    fn next(&mut self) -> Option<Chain<'a>> {
+        loop {
+            if let Some(head) = self.head {
+                if let Some(tail) = self.tails.next() {
+                    return Some(Chain {
+                        head,
+                        tail: Some(tail),
+                    });
+                }
+            }
+            let run = self.runs.next()?;
+            match &run.tails {
+                Some(tails) => {
+                    self.head = Some(&run.head);
+                    self.tails = tails.iter();
+                }
+                None => {
+                    self.head = None;
+                    return Some(Chain {
+                        head: &run.head,
+                        tail: None,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Chains that share a head ([`Chains`]): one without a tail, or one for each tail in turn.
+#[derive(Debug)]
+struct Run {
     head: Arc<Head>,
-    tail: Option<Arc<Tail>>,
+    tails: Option<Arc<[Arc<Tail>]>>,
+}
+
+impl Run {
+    fn len(&self) -> usize {
+        self.tails.as_ref().map_or(1, |t| t.len())
+    }
+
+    fn get(&self, i: usize) -> Chain<'_> {
+        Chain {
+            head: &self.head,
+            tail: self.tails.as_ref().and_then(|t| t.get(i)),
+        }
+    }
+
+    fn chains(&self) -> Iter<'_> {
+        Iter::new(std::slice::from_ref(self))
+    }
+}
+
+impl Chains {
+    fn new(runs: Vec<Run>) -> Chains {
+        let mut total = 0;
+        let ends = runs
+            .iter()
+            .map(|r| {
+                total += r.len();
+                total
+            })
+            .collect();
+        Chains { runs, ends }
+    }
+
+    /// How many chains.
+    pub fn len(&self) -> usize {
+        self.ends.last().copied().unwrap_or(0)
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every chain, in order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter::new(&self.runs)
+    }
+
+    /// The chain at `k` (counted as [`Chains::iter`] counts); panics past the last, as indexing
+    /// a slice does (indices come from [`Chains::iter`], not from the input).
+    pub fn get(&self, k: usize) -> Chain<'_> {
+        let run = self.ends.partition_point(|end| *end <= k);
+        let start = run.checked_sub(1).map_or(0, |r| self.ends[r]);
+        match self.runs.get(run) {
+            Some(r) => r.get(k - start),
+            None => panic!("chain {k} of {}", self.len()),
+        }
+    }
 }
 
 /// What the chains of one route to one Service share ([`Chain`]). A Service that selects one
@@ -335,9 +472,9 @@ impl<'a> IntoIterator for Hops<'a> {
     }
 }
 
-impl Chain {
+impl<'a> Chain<'a> {
     /// What the route is: `Ingress shop/web /api`, `nginx.conf:12 proxy_pass http://api`.
-    pub fn route(&self) -> &Route {
+    pub fn route(&self) -> &'a Route {
         &self.head.route
     }
 
@@ -349,16 +486,16 @@ impl Chain {
     /// Hops from the outside in. Shared: the chains of one route share its front hops and
     /// Service hop, the chains to one workload its app hop (N routes to N workloads are N²
     /// chains but only 2N hops).
-    pub fn hops(&self) -> Hops<'_> {
+    pub fn hops(&self) -> Hops<'a> {
         Hops {
             front: &self.head.hops,
-            app: self.tail.as_ref().and_then(|t| t.app.as_ref()),
+            app: self.tail.and_then(|t| t.app.as_ref()),
         }
     }
 
     /// The hop at `i`, counted from the outside; panics past the last, as indexing a slice does
     /// (indices come from [`Hops::len`] and [`pairs`], not from the input).
-    pub fn hop(&self, i: usize) -> &Arc<Hop> {
+    pub fn hop(&self, i: usize) -> &'a Arc<Hop> {
         match self.hops().get(i) {
             Some(hop) => hop,
             None => panic!("hop {i} of a chain of {} hops", self.hops().len()),
@@ -366,19 +503,19 @@ impl Chain {
     }
 
     /// Why kubegap treats it as long-lived, if it does.
-    pub fn long_lived(&self) -> Option<&str> {
+    pub fn long_lived(&self) -> Option<&'a str> {
         self.head.long_lived.as_deref()
     }
 
     /// Declared client ping interval (`kubegap.io/ping-interval`): the route's or the
     /// Service's, else the workload's.
-    pub fn ping_interval(&self) -> Option<&Value> {
+    pub fn ping_interval(&self) -> Option<&'a Value> {
         self.declaration(|d| &d.ping_interval, |t| &t.ping_interval)
     }
 
     /// Declared expected session lifetime (`kubegap.io/session-lifetime`): the route's or the
     /// Service's, else the workload's.
-    pub fn session_lifetime(&self) -> Option<&Value> {
+    pub fn session_lifetime(&self) -> Option<&'a Value> {
         self.declaration(|d| &d.session_lifetime, |t| &t.session_lifetime)
     }
 
@@ -388,10 +525,11 @@ impl Chain {
         &self,
         head: fn(&Declared) -> &Option<Option<Value>>,
         tail: fn(&Tail) -> &Option<Value>,
-    ) -> Option<&Value> {
-        match self.head.declared.as_deref().and_then(|d| head(d).as_ref()) {
+    ) -> Option<&'a Value> {
+        let this: &'a Head = self.head;
+        match this.declared.as_deref().and_then(|d| head(d).as_ref()) {
             Some(declared) => declared.as_ref(),
-            None => tail(self.tail.as_deref()?).as_ref(),
+            None => tail(self.tail?).as_ref(),
         }
     }
 
@@ -753,12 +891,12 @@ impl Tails {
 /// Appends Service and app hops for the route's Service to `front`: one chain per selected
 /// workload, but one for workloads whose chains would be equal and for copies of one workload
 /// that differ only in where they are written ([`Tails`]).
-pub(crate) fn finish_chains(
+fn finish_chains(
     cx: &Stage<'_>,
     end: &RouteEnd<'_>,
     front: &[Arc<Hop>],
     tails: &Tails,
-    out: &mut Vec<Chain>,
+    out: &mut Vec<Run>,
 ) {
     use crate::value::declarations::{PING_INTERVAL, SESSION_LIFETIME};
     let service = end.service;
@@ -788,9 +926,9 @@ pub(crate) fn finish_chains(
     };
     match cx.k8s.service_target_indices(service) {
         // The pods are not in the input: the chain still ends at the Service.
-        [] => out.push(Chain {
+        [] => out.push(Run {
             head: head(None, route_declared()),
-            tail: None,
+            tails: None,
         }),
         // A Service that selects one workload (most do) has its tail read here, not kept: its
         // one chain's head holds the app hop and the declarations that apply.
@@ -801,24 +939,17 @@ pub(crate) fn finish_chains(
                 ping_interval: ping_interval.unwrap_or(tail.ping_interval).map(Some),
                 session_lifetime: session_lifetime.unwrap_or(tail.session_lifetime).map(Some),
             };
-            out.push(Chain {
+            out.push(Run {
                 head: head(tail.app.as_ref(), declared),
-                tail: None,
+                tails: None,
             });
         }
         _ => {
             let tails = tails.of(cx, service, target.as_deref());
-            let head = head(None, route_declared());
-            if tails.is_empty() {
-                out.push(Chain {
-                    head: Arc::clone(&head),
-                    tail: None,
-                });
-            }
-            out.extend(tails.iter().map(|tail| Chain {
-                head: Arc::clone(&head),
-                tail: Some(Arc::clone(tail)),
-            }));
+            out.push(Run {
+                head: head(None, route_declared()),
+                tails: (!tails.is_empty()).then_some(tails),
+            });
         }
     }
 }
@@ -855,31 +986,38 @@ impl Rendered {
         texts.len() - 1
     }
 
-    fn key(&mut self, files: &SourceMap, chain: &Chain) -> Key {
+    fn key(&mut self, files: &SourceMap, chain: Chain<'_>) -> Key {
         let texts = &mut self.texts;
-        let head = Arc::as_ptr(&chain.head);
+        let head = Arc::as_ptr(chain.head);
         let (label, front) = match self.last {
             Some((last, label, front)) if last == head => (label, front),
             _ => {
                 let (_, label, front) = *self.heads.entry(head).or_insert_with(|| {
                     let label = Rendered::push(texts, chain.head.route.label(files));
                     let hops = chain.head.hops.iter().map(|h| h.signature(files)).collect();
-                    (Arc::clone(&chain.head), label, Rendered::push(texts, hops))
+                    (Arc::clone(chain.head), label, Rendered::push(texts, hops))
                 });
                 self.last = Some((head, label, front));
                 (label, front)
             }
         };
-        let app = chain.tail.as_ref().and_then(|t| t.app.as_ref()).map(|hop| {
-            self.apps
-                .entry(Arc::as_ptr(hop))
-                .or_insert_with(|| {
-                    let text = hop.signature(files);
-                    (Arc::clone(hop), Rendered::push(texts, text))
-                })
-                .1
-        });
+        let app = chain
+            .tail
+            .and_then(|t| t.app.as_ref())
+            .map(|hop| self.app(files, hop));
         Key { label, front, app }
+    }
+
+    /// The signature of an app hop, rendered once.
+    fn app(&mut self, files: &SourceMap, hop: &Arc<Hop>) -> usize {
+        let texts = &mut self.texts;
+        self.apps
+            .entry(Arc::as_ptr(hop))
+            .or_insert_with(|| {
+                let text = hop.signature(files);
+                (Arc::clone(hop), Rendered::push(texts, text))
+            })
+            .1
     }
 
     /// The order of two chains' (label, signature), as if each were rendered whole.
@@ -906,8 +1044,8 @@ impl Rendered {
 }
 
 /// Every chain kubegap can see in the input, in a deterministic order.
-pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
-    let mut chains = Vec::new();
+pub fn build(cx: &Stage<'_>) -> Chains {
+    let mut runs = Vec::new();
     let file_routes = files::file_routes(cx);
     // Services that front an ingress controller: file routes to them continue through the
     // controller's Ingresses.
@@ -920,15 +1058,15 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         .map(|s| s.obj)
         .collect();
     let tails = Tails::default();
-    ingress::chains(cx, &file_routes, &controller_services, &tails, &mut chains);
-    files::file_chains(cx, &file_routes, &controller_services, &tails, &mut chains);
+    ingress::chains(cx, &file_routes, &controller_services, &tails, &mut runs);
+    files::file_chains(cx, &file_routes, &controller_services, &tails, &mut runs);
     // Chains are ordered and deduplicated as they read: by file name and anchor, then by the
     // rendered route label and signature (the chains are the same when a reader cannot tell
     // them apart). Label and signature are rendered only where two chains share an anchor,
     // so the run does not hold a rendered key for every chain at once.
-    let name = |c: &Chain| cx.files.get(c.anchor().file).name.as_str();
-    chains.sort_by(|a, b| {
-        let (x, y) = (a.anchor(), b.anchor());
+    let name = |r: &Run| cx.files.get(r.head.anchor.file).name.as_str();
+    runs.sort_by(|a, b| {
+        let (x, y) = (a.head.anchor, b.head.anchor);
         if x.file == y.file {
             x.start.cmp(&y.start)
         } else {
@@ -936,56 +1074,93 @@ pub fn build(cx: &Stage<'_>) -> Vec<Chain> {
         }
     });
     let mut rendered = Rendered::default();
-    // In place: the chains kept so far are `chains[..kept]`, the rest are after `start` (a
-    // second vector of every chain was a third of the peak for N routes to N apps).
-    let mut kept = 0;
-    let mut start = 0;
-    while start < chains.len() {
-        let at = (name(&chains[start]), chains[start].anchor().start);
-        let end = chains[start..]
-            .iter()
-            .position(|c| (name(c), c.anchor().start) != at)
-            .map_or(chains.len(), |n| start + n);
-        let group = &mut chains[start..end];
-        let Ok(len @ 2..) = u32::try_from(group.len()) else {
-            // One chain (most anchors), or more than u32 can count (not in memory): kept as is.
-            for k in start..end {
-                chains.swap(kept, k);
-                kept += 1;
+    // The tails of a run in the order of their app hops' signatures, without repeats: one list
+    // per list of tails, shared by the runs that share it.
+    let mut ordered: std::collections::HashMap<*const Arc<Tail>, Ordered> =
+        std::collections::HashMap::new();
+    let mut out: Vec<Run> = Vec::with_capacity(runs.len());
+    let mut runs = runs.into_iter().peekable();
+    while let Some(first) = runs.next() {
+        let at = (name(&first), first.head.anchor.start);
+        let mut group = vec![first];
+        while let Some(next) = runs.next_if(|r| (name(r), r.head.anchor.start) == at) {
+            group.push(next);
+        }
+        if let [run] = &mut group[..] {
+            // One route to one Service at this anchor (most): its chains share the label and the
+            // front, so they order by their app hops alone, whatever the head.
+            if let Some(tails) = run.tails.as_mut().filter(|t| t.len() > 1) {
+                let entry = ordered.entry(tails.as_ptr()).or_insert_with(|| {
+                    let sorted = order_tails(cx.files, &mut rendered, tails);
+                    (Arc::clone(tails), sorted)
+                });
+                *tails = Arc::clone(&entry.1);
             }
-            start = end;
+            out.extend(group);
+            continue;
+        }
+        // Several routes at one anchor (server lines of one upstream, a controller's Ingresses
+        // behind one proxy line): their chains are ordered one by one, each kept as a run of
+        // its own.
+        let chains: Vec<Chain<'_>> = group.iter().flat_map(Run::chains).collect();
+        let Ok(len) = u32::try_from(chains.len()) else {
+            // More than u32 can count (not in memory): kept as is.
+            out.extend(group);
             continue;
         };
-        let keys: Vec<Key> = group.iter().map(|c| rendered.key(cx.files, c)).collect();
+        let keys: Vec<Key> = chains.iter().map(|c| rendered.key(cx.files, *c)).collect();
         let mut order: Vec<u32> = (0..len).collect();
         order.sort_by(|a, b| rendered.cmp(&keys[*a as usize], &keys[*b as usize]));
         // Several `server` lines or upstream servers reaching the same Service give the same
         // chain: the first of equal ones is kept.
-        let mut keep = vec![true; group.len()];
-        for k in 1..order.len() {
-            let (a, b) = (order[k - 1] as usize, order[k] as usize);
-            keep[k] = !(group[a].anchor() == group[b].anchor()
-                && rendered.cmp(&keys[a], &keys[b]).is_eq());
-        }
-        crate::order::permute(group, &mut order);
-        for (k, keep) in keep.into_iter().enumerate() {
-            if keep {
-                chains.swap(kept, start + k);
-                kept += 1;
+        for (k, i) in order.iter().enumerate() {
+            let c = chains[*i as usize];
+            if k > 0 {
+                let p = order[k - 1] as usize;
+                if chains[p].anchor() == c.anchor()
+                    && rendered.cmp(&keys[p], &keys[*i as usize]).is_eq()
+                {
+                    continue;
+                }
             }
+            out.push(Run {
+                head: Arc::clone(c.head),
+                tails: c.tail.map(|t| Arc::from([Arc::clone(t)])),
+            });
         }
-        start = end;
     }
-    chains.truncate(kept);
-    chains.shrink_to_fit();
-    chains
+    out.shrink_to_fit();
+    Chains::new(out)
+}
+
+/// A list of tails (kept, so that its address stays its own) and the same in order
+/// ([`order_tails`]).
+type Ordered = (Arc<[Arc<Tail>]>, Arc<[Arc<Tail>]>);
+
+/// A list of tails in the order of their app hops' signatures (no app hop first), the first of
+/// those with equal signatures kept: the order and the dedup of [`build`] for the chains of
+/// one head, whose labels and fronts are the same.
+fn order_tails(
+    files: &SourceMap,
+    rendered: &mut Rendered,
+    tails: &[Arc<Tail>],
+) -> Arc<[Arc<Tail>]> {
+    let keys: Vec<Option<usize>> = tails
+        .iter()
+        .map(|t| t.app.as_ref().map(|hop| rendered.app(files, hop)))
+        .collect();
+    let text = |k: Option<usize>| k.map_or("", |i| rendered.texts[i].as_str());
+    let mut order: Vec<usize> = (0..tails.len()).collect();
+    order.sort_by(|a, b| text(keys[*a]).cmp(text(keys[*b])));
+    order.dedup_by(|b, a| text(keys[*a]) == text(keys[*b]));
+    order.iter().map(|i| Arc::clone(&tails[*i])).collect()
 }
 
 #[cfg(test)]
 mod tests;
 
 /// The indices of a chain's hops that are not pass-through Service hops, from the outside in.
-pub fn layered(chain: &Chain) -> impl Iterator<Item = usize> + '_ {
+pub fn layered<'a>(chain: Chain<'a>) -> impl Iterator<Item = usize> + 'a {
     chain
         .hops()
         .iter()
@@ -997,7 +1172,7 @@ pub fn layered(chain: &Chain) -> impl Iterator<Item = usize> + '_ {
 /// Consecutive hop pairs `(outer, inner)` as indices, skipping pass-through Service hops. An
 /// iterator, not a vector: chain rules ask for the pairs of every chain (N² of them for N routes
 /// to N apps under one label).
-pub fn pairs(chain: &Chain) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub fn pairs<'a>(chain: Chain<'a>) -> impl Iterator<Item = (usize, usize)> + 'a {
     let mut outer = None;
     layered(chain).filter_map(move |inner| outer.replace(inner).map(|outer| (outer, inner)))
 }
@@ -1020,7 +1195,7 @@ impl Reported {
     /// long-lived), `false` when it reads nothing else.
     pub fn first(
         &mut self,
-        chain: &Chain,
+        chain: Chain<'_>,
         outer: usize,
         inner: usize,
         at: Span,
@@ -1039,7 +1214,7 @@ impl Reported {
     /// checks apart (a ping interval, a session lifetime).
     pub fn first_declared(
         &mut self,
-        chain: &Chain,
+        chain: Chain<'_>,
         hop: usize,
         at: Span,
         declared: &Value,
@@ -1126,7 +1301,7 @@ impl<K: std::hash::Hash + Eq> Causes<K> {
 
 /// The span a chain finding points at for a value: the value's own span, else the hop's, else
 /// the route's anchor.
-pub fn point(chain: &Chain, hop: usize, value: Option<&Value>) -> Span {
+pub fn point(chain: Chain<'_>, hop: usize, value: Option<&Value>) -> Span {
     value
         .and_then(Value::span)
         .or(chain.hop(hop).span)

@@ -326,6 +326,7 @@ fn copies_of_one_deployment_end_one_chain_per_route() {
                 super::finish_chains(cx, &end, &[], &tails, &mut out);
                 let found: Vec<_> = out
                     .iter()
+                    .flat_map(super::Run::chains)
                     .map(|c| {
                         let app = c.hops().get(1).and_then(|h| h.keepalive.as_ref());
                         let ping = c.ping_interval();
@@ -456,16 +457,13 @@ fn the_chains_of_one_route_are_in_the_order_they_read() {
     });
 }
 
-/// A chain is two pointers: the chains of one route share its route, front hops and Service
-/// hop, the chains to one workload its app hop. Three apps under one label behind an NLB are
-/// three chains of three hops (NLB, Service, app) that share the first two; a Service whose
-/// pods are not in the input ends its chain at the Service.
+/// The chains of one route share its route, front hops and Service hop, the chains to one
+/// workload its app hop, and the chains of one route to one Service are one run of
+/// [`super::Chains`]. Three apps under one label behind an NLB are three chains of three hops
+/// (NLB, Service, app) that share the first two, in one run; a Service whose pods are not in
+/// the input ends its chain at the Service, a run of its own.
 #[test]
 fn the_chains_of_one_route_share_its_hops() {
-    assert_eq!(
-        std::mem::size_of::<super::Chain>(),
-        2 * std::mem::size_of::<usize>()
-    );
     let text: String = ["web-a", "web-b", "web-c"]
         .iter()
         .map(|name| {
@@ -480,8 +478,11 @@ fn the_chains_of_one_route_share_its_hops() {
     on_stage(&text, |cx, _| {
         let chains = super::build(cx);
         let names =
-            |c: &super::Chain| -> Vec<String> { c.hops().iter().map(|h| h.name.clone()).collect() };
+            |c: super::Chain| -> Vec<String> { c.hops().iter().map(|h| h.name.clone()).collect() };
         let all: Vec<Vec<String>> = chains.iter().map(names).collect();
+        assert_eq!((chains.runs.len(), chains.len()), (2, 4));
+        let got: Vec<Vec<String>> = (0..chains.len()).map(|k| names(chains.get(k))).collect();
+        assert_eq!(got, all);
         assert_eq!(
             all,
             [
@@ -491,9 +492,9 @@ fn the_chains_of_one_route_share_its_hops() {
                 vec!["AWS NLB", "Service shop/gone"],
             ]
         );
-        for c in &chains[..3] {
+        for c in chains.iter().take(3) {
             for i in 0..2 {
-                assert!(std::sync::Arc::ptr_eq(c.hop(i), chains[0].hop(i)));
+                assert!(std::sync::Arc::ptr_eq(c.hop(i), chains.get(0).hop(i)));
             }
             let hops = c.hops();
             assert_eq!(hops.len(), 3);
@@ -501,7 +502,7 @@ fn the_chains_of_one_route_share_its_hops() {
             assert!(std::sync::Arc::ptr_eq(hops.last().unwrap(), c.hop(2)));
             assert_eq!(hops.iter().rev().count(), 3);
         }
-        let gone = chains[3].hops();
+        let gone = chains.get(3).hops();
         assert_eq!((gone.len(), gone.get(2).is_none()), (2, true));
         assert_eq!(
             gone.last().map(|h| h.name.as_str()),
@@ -600,20 +601,49 @@ fn pairs_are_neighbours_but_for_services() {
             session_lifetime: None,
         }))
     };
-    let chain = |tail| Chain {
-        head: Arc::clone(&head),
-        tail,
-    };
-    let to_app = chain(tail(Some(hop(Layer::App, "app"))));
-    assert_eq!(super::layered(&to_app).collect::<Vec<_>>(), [0, 1, 2, 4]);
+    let chain = |tail| Chain { head: &head, tail };
+    let app = tail(Some(hop(Layer::App, "app")));
+    let to_app = chain(app.as_ref());
+    assert_eq!(super::layered(to_app).collect::<Vec<_>>(), [0, 1, 2, 4]);
     assert_eq!(
-        super::pairs(&to_app).collect::<Vec<_>>(),
+        super::pairs(to_app).collect::<Vec<_>>(),
         [(0, 1), (1, 2), (2, 4)]
     );
-    for ends_at_service in [chain(tail(None)), chain(None)] {
+    let no_app = tail(None);
+    for ends_at_service in [chain(no_app.as_ref()), chain(None)] {
         assert_eq!(
-            super::pairs(&ends_at_service).collect::<Vec<_>>(),
+            super::pairs(ends_at_service).collect::<Vec<_>>(),
             [(0, 1), (1, 2)]
         );
     }
+}
+
+/// A run's tails are ordered as its chains read, by their app hops' signatures (a tail without
+/// an app hop first), and of tails whose app hops read the same only the first is kept: the
+/// order and dedup `build` gives the chains of one route.
+#[test]
+fn a_runs_tails_order_by_their_app_hops() {
+    use super::{Hop, Layer, Tail};
+    use std::sync::Arc;
+    let tail = |app: Option<&str>| {
+        Arc::new(Tail {
+            app: app.map(|name| Arc::new(Hop::new(Layer::App, name, None))),
+            ping_interval: None,
+            session_lifetime: None,
+        })
+    };
+    let tails = [
+        tail(Some("web-b")),
+        tail(Some("web-a")),
+        tail(None),
+        tail(Some("web-a")),
+        tail(None),
+    ];
+    let files = SourceMap::default();
+    let ordered = super::order_tails(&files, &mut super::Rendered::default(), &tails);
+    let kept: Vec<usize> = ordered
+        .iter()
+        .filter_map(|t| tails.iter().position(|u| Arc::ptr_eq(t, u)))
+        .collect();
+    assert_eq!(kept, [2, 1, 0]);
 }

@@ -146,11 +146,11 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             key,
             (k, up, app),
             pool.span().or(u.span),
-            |c: &Cause| cx.chains[c.chain].hop(c.outer).pool_idle.as_ref() == Some(pool),
+            |c: &Cause| cx.chains.get(c.chain).hop(c.outer).pool_idle.as_ref() == Some(pool),
         );
     }
     for cause in causes.in_order() {
-        let chain = &cx.chains[cause.chain];
+        let chain = cx.chains.get(cause.chain);
         let (up, app) = (cause.outer, cause.inner);
         let (u, a) = (chain.hop(up), chain.hop(app));
         let (Some(pool), Some(keep)) = (&u.pool_idle, &a.keepalive) else {

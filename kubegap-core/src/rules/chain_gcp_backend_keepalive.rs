@@ -93,7 +93,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         }
     }
     for cause in causes.in_order() {
-        let chain = &cx.chains[cause.chain];
+        let chain = cx.chains.get(cause.chain);
         let (up, down) = (cause.outer, cause.inner);
         let (u, d) = (chain.hop(up), chain.hop(down));
         let Some(keep) = &d.keepalive else { continue };

@@ -71,7 +71,7 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut reported = Reported::default();
-    for chain in cx.chains {
+    for chain in cx.chains.iter() {
         for (up, down) in pairs(chain) {
             let (u, d) = (chain.hop(up), chain.hop(down));
             if d.layer == Layer::App || u.gclb {

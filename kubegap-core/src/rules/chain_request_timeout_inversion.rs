@@ -105,7 +105,7 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut reported = Reported::default();
     let mut seen = Vec::new();
-    for chain in cx.chains {
+    for chain in cx.chains.iter() {
         seen.clear();
         seen.extend(layered(chain));
         // Every outer/inner pair (not only neighbours): the innermost limit that can't apply.

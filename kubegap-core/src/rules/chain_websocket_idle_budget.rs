@@ -78,7 +78,7 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut reported = Reported::default();
-    for chain in cx.chains {
+    for chain in cx.chains.iter() {
         for (i, hop) in chain.hops().iter().enumerate() {
             if hop.layer == Layer::App || hop.layer == Layer::Service {
                 continue;
