@@ -342,6 +342,9 @@ impl<'a> Iterator for Iter<'a> {
 struct Run {
     head: Arc<Head>,
     tails: Option<Arc<[Arc<Tail>]>>,
+    /// Whether its chains after the first differ from it only in an app hop
+    /// ([`Layer::App`], not a proxy's) and declare nothing of their own ([`Chains::iter_seen`]).
+    plain: bool,
 }
 
 impl Run {
@@ -358,6 +361,47 @@ impl Run {
 
     fn chains(&self) -> Iter<'_> {
         Iter::new(std::slice::from_ref(self))
+    }
+}
+
+/// The chains of one route to one Service, as rules see them ([`Chains::runs`]): they share
+/// their first [`RunOf::shared`] hops and differ in the workload they end at.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOf<'a> {
+    run: &'a Run,
+    first: usize,
+}
+
+impl<'a> RunOf<'a> {
+    /// The index of its first chain ([`Chains::get`]).
+    pub fn first(&self) -> usize {
+        self.first
+    }
+
+    /// Its chains, in order.
+    pub fn chains(&self) -> Iter<'a> {
+        Iter::new(std::slice::from_ref(self.run))
+    }
+
+    /// How many chains.
+    pub fn len(&self) -> usize {
+        self.run.len()
+    }
+
+    /// Whether it has none (never: a run has one chain at least).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Its first chain.
+    pub fn head(&self) -> Chain<'a> {
+        self.run.get(0)
+    }
+
+    /// How many hops, from the outside, its chains share: the hops after them (an app hop) are
+    /// each chain's own.
+    pub fn shared(&self) -> usize {
+        self.run.head.hops.len()
     }
 }
 
@@ -382,6 +426,33 @@ impl Chains {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The runs of chains that share their route, front and Service hops, in order.
+    pub fn runs(&self) -> impl Iterator<Item = RunOf<'_>> + '_ {
+        let firsts = std::iter::once(0).chain(self.ends.iter().copied());
+        self.runs
+            .iter()
+            .zip(firsts)
+            .map(|(run, first)| RunOf { run, first })
+    }
+
+    /// The chains a rule that reads hops one by one or in pairs, and skips app hops, has to
+    /// read, each after how many of its hops (from the outside) the chain before it had too: 0
+    /// for the first chain of a run, else [`RunOf::shared`]. Such a rule need only read, in a
+    /// later chain of a run, the hops after those: the others are the same hops at the same
+    /// places, already read. A run's later chains that differ from its first only in an app
+    /// hop, and declare nothing of their own, are left out: N routes to N apps named apart
+    /// under one label are N² chains but 3N such runs.
+    pub fn iter_seen(&self) -> impl Iterator<Item = (usize, Chain<'_>)> + '_ {
+        self.runs().flat_map(|run| {
+            let shared = run.shared();
+            let read = if run.run.plain { 1 } else { run.run.len() };
+            run.chains()
+                .take(read)
+                .enumerate()
+                .map(move |(n, chain)| (if n == 0 { 0 } else { shared }, chain))
+        })
     }
 
     /// Every chain, in order.
@@ -929,6 +1000,7 @@ fn finish_chains(
         [] => out.push(Run {
             head: head(None, route_declared()),
             tails: None,
+            plain: false,
         }),
         // A Service that selects one workload (most do) has its tail read here, not kept: its
         // one chain's head holds the app hop and the declarations that apply.
@@ -942,6 +1014,7 @@ fn finish_chains(
             out.push(Run {
                 head: head(tail.app.as_ref(), declared),
                 tails: None,
+                plain: false,
             });
         }
         _ => {
@@ -949,6 +1022,7 @@ fn finish_chains(
             out.push(Run {
                 head: head(None, route_declared()),
                 tails: (!tails.is_empty()).then_some(tails),
+                plain: false,
             });
         }
     }
@@ -1092,9 +1166,22 @@ pub fn build(cx: &Stage<'_>) -> Chains {
             if let Some(tails) = run.tails.as_mut().filter(|t| t.len() > 1) {
                 let entry = ordered.entry(tails.as_ptr()).or_insert_with(|| {
                     let sorted = order_tails(cx.files, &mut rendered, tails);
-                    (Arc::clone(tails), sorted)
+                    let apps = sorted
+                        .iter()
+                        .all(|t| t.app.as_ref().is_none_or(|h| h.layer == Layer::App));
+                    let declare = sorted
+                        .iter()
+                        .any(|t| t.ping_interval.is_some() || t.session_lifetime.is_some());
+                    (Arc::clone(tails), sorted, apps, declare)
                 });
                 *tails = Arc::clone(&entry.1);
+                // The route's or the Service's declarations hide the workloads'.
+                let hidden = run
+                    .head
+                    .declared
+                    .as_ref()
+                    .is_some_and(|d| d.ping_interval.is_some() && d.session_lifetime.is_some());
+                run.plain = entry.2 && (!entry.3 || hidden);
             }
             out.extend(group);
             continue;
@@ -1126,6 +1213,7 @@ pub fn build(cx: &Stage<'_>) -> Chains {
             out.push(Run {
                 head: Arc::clone(c.head),
                 tails: c.tail.map(|t| Arc::from([Arc::clone(t)])),
+                plain: false,
             });
         }
     }
@@ -1133,9 +1221,9 @@ pub fn build(cx: &Stage<'_>) -> Chains {
     Chains::new(out)
 }
 
-/// A list of tails (kept, so that its address stays its own) and the same in order
-/// ([`order_tails`]).
-type Ordered = (Arc<[Arc<Tail>]>, Arc<[Arc<Tail>]>);
+/// A list of tails (kept, so that its address stays its own), the same in order
+/// ([`order_tails`]), whether every hop of it is an app hop and whether any declares a value.
+type Ordered = (Arc<[Arc<Tail>]>, Arc<[Arc<Tail>]>, bool, bool);
 
 /// A list of tails in the order of their app hops' signatures (no app hop first), the first of
 /// those with equal signatures kept: the order and the dedup of [`build`] for the chains of
@@ -1297,6 +1385,74 @@ impl<K: std::hash::Hash + Eq> Causes<K> {
         kept.sort_by_key(|c| (c.chain, c.outer, c.inner));
         kept
     }
+}
+
+/// Which runs' chains a [`Causes`] rule has to offer the pairs with their workloads' hops of
+/// (the hops after [`RunOf::shared`]; a run's own pairs are the same in each of its chains, and
+/// its first offers them). Not those of a run whose head the rule reads nothing from for such
+/// a pair (`class` gives `None`: no such pair makes a cause). Not those of a run that ends at
+/// the same list of workloads (the runs to the Services of one selector) as another whose head
+/// reads the same to the rule: the two give the same causes for each workload, each labelled
+/// at its own run's place, and the engine keeps the one whose label sorts first, the earliest
+/// of equal ones, so only that run offers them. `class` is what the rule reads from a run's
+/// head for such a pair and the label of its findings; `same` compares what the class key does
+/// not hold. N routes to N workloads named apart under one label offered N² pairs for 2N
+/// findings.
+pub fn workload_pairs<'a, K: std::hash::Hash + Eq>(
+    files: &SourceMap,
+    chains: &'a Chains,
+    class: impl Fn(RunOf<'a>) -> Option<(K, Option<Span>)>,
+    same: impl Fn(RunOf<'a>, RunOf<'a>) -> bool,
+) -> Vec<bool> {
+    let order = |s: Option<Span>| s.map(|s| (files.get(s.file).name.as_str(), s.start, s.end));
+    let mut read = vec![true; chains.runs.len()];
+    type Kept<'a> = (usize, RunOf<'a>, Option<Span>);
+    let mut classes: std::collections::HashMap<(*const Arc<Tail>, K), Vec<Kept<'a>>> =
+        std::collections::HashMap::new();
+    // Whether every workload's hop of a list has a span: a finding at a hop without one would
+    // point at each run's own anchor, a cause of its own.
+    let mut spanned: std::collections::HashMap<*const Arc<Tail>, bool> =
+        std::collections::HashMap::new();
+    for (r, run) in chains.runs().enumerate() {
+        let Some(tails) = run.run.tails.as_ref() else {
+            continue;
+        };
+        let Some((key, label)) = class(run) else {
+            read[r] = false;
+            continue;
+        };
+        if tails.len() < 2 {
+            continue;
+        }
+        let all_spanned = *spanned.entry(tails.as_ptr()).or_insert_with(|| {
+            tails
+                .iter()
+                .all(|t| t.app.as_ref().is_none_or(|h| h.span.is_some()))
+        });
+        if !all_spanned {
+            continue;
+        }
+        let class = classes.entry((tails.as_ptr(), key)).or_default();
+        match class.iter_mut().find(|(_, kept, _)| same(*kept, run)) {
+            Some(kept) if order(label) < order(kept.2) => {
+                read[kept.0] = false;
+                *kept = (r, run, label);
+            }
+            Some(_) => read[r] = false,
+            None => class.push((r, run, label)),
+        }
+    }
+    read
+}
+
+/// A run's upstream: its last hop before the workloads' (the Service hop skipped), the outer
+/// hop of every pair with a workload's hop.
+pub fn upstream(run: RunOf<'_>) -> Option<&Arc<Hop>> {
+    let head = run.head();
+    layered(head)
+        .take_while(|i| *i < run.shared())
+        .last()
+        .map(|i| head.hop(i))
 }
 
 /// The span a chain finding points at for a value: the value's own span, else the hop's, else

@@ -1,7 +1,7 @@
 //! `chain-app-keepalive-below-upstream`: the app closes idle connections the hop in front
 //! still pools.
 
-use crate::chain::{pairs, point, Cause, Causes, Layer};
+use crate::chain::{pairs, point, upstream, Cause, Causes, Layer};
 use crate::rule::prelude::*;
 use std::sync::Arc;
 
@@ -121,33 +121,50 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     // The message reads the app hop (its name and keep-alive), the upstream's name and its pool:
     // one cause per (place, app hop, upstream name, pool), the label at each upstream's pool.
     let mut causes = Causes::default();
-    for (k, chain) in cx.chains.iter().enumerate() {
-        let Some((up, app)) = pairs(chain).last() else {
-            continue;
-        };
-        let (u, a) = (chain.hop(up), chain.hop(app));
-        if a.layer != Layer::App || u.gclb {
+    let read = crate::chain::workload_pairs(
+        cx.files,
+        cx.chains,
+        |run| {
+            let u = upstream(run).filter(|u| !u.gclb)?;
+            let pool = u.pool_idle.as_ref()?;
+            Some(((u.name.as_str(), pool.range), pool.span().or(u.span)))
+        },
+        |a, b| upstream(a).map(|u| &u.pool_idle) == upstream(b).map(|u| &u.pool_idle),
+    );
+    for (run, read) in cx.chains.runs().zip(read) {
+        // A run with workloads has no app hop of its own: its only pairs with an app hop are
+        // with its workloads' hops, which another run offers, or which make no cause.
+        if !read {
             continue;
         }
-        let (Some(pool), Some(keep)) = (&u.pool_idle, &a.keepalive) else {
-            continue;
-        };
-        if keep.range.low > pool.range.low {
-            continue;
+        for (k, chain) in (run.first()..).zip(run.chains()) {
+            let Some((up, app)) = pairs(chain).last() else {
+                continue;
+            };
+            let (u, a) = (chain.hop(up), chain.hop(app));
+            if a.layer != Layer::App || u.gclb {
+                continue;
+            }
+            let (Some(pool), Some(keep)) = (&u.pool_idle, &a.keepalive) else {
+                continue;
+            };
+            if keep.range.low > pool.range.low {
+                continue;
+            }
+            let key = (
+                point(chain, app, Some(keep)),
+                Arc::as_ptr(a),
+                u.name.as_str(),
+                pool.range,
+            );
+            causes.offer(
+                cx.files,
+                key,
+                (k, up, app),
+                pool.span().or(u.span),
+                |c: &Cause| cx.chains.get(c.chain).hop(c.outer).pool_idle.as_ref() == Some(pool),
+            );
         }
-        let key = (
-            point(chain, app, Some(keep)),
-            Arc::as_ptr(a),
-            u.name.as_str(),
-            pool.range,
-        );
-        causes.offer(
-            cx.files,
-            key,
-            (k, up, app),
-            pool.span().or(u.span),
-            |c: &Cause| cx.chains.get(c.chain).hop(c.outer).pool_idle.as_ref() == Some(pool),
-        );
     }
     for cause in causes.in_order() {
         let chain = cx.chains.get(cause.chain);

@@ -1,7 +1,7 @@
 //! `chain-gcp-backend-keepalive`: a backend behind a GCP HTTP(S) load balancer with a keep-alive
 //! of 600 s or less.
 
-use crate::chain::{pairs, point, Causes};
+use crate::chain::{pairs, point, upstream, Causes};
 use crate::rule::prelude::*;
 use std::sync::Arc;
 
@@ -78,18 +78,34 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     // The message reads the inner hop alone: one cause per (place, inner hop), the label at
     // each route's load balancer.
     let mut causes = Causes::default();
-    for (k, chain) in cx.chains.iter().enumerate() {
-        for (up, down) in pairs(chain) {
-            let (u, d) = (chain.hop(up), chain.hop(down));
-            if !u.gclb {
-                continue;
+    // Runs to the same workloads behind a GCP load balancer give the same causes for each
+    // workload, labelled at each run's load balancer ([`crate::chain::workload_pairs`]).
+    let read = crate::chain::workload_pairs(
+        cx.files,
+        cx.chains,
+        |run| upstream(run).filter(|u| u.gclb).map(|u| ((), u.span)),
+        |_, _| true,
+    );
+    for (run, read) in cx.chains.runs().zip(read) {
+        // The run's own pairs are the same in each of its chains: the first offers them.
+        let chains = if read { run.len() } else { 1 };
+        for (k, chain) in (run.first()..).zip(run.chains().take(chains)) {
+            for (up, down) in pairs(chain) {
+                let shared = down < run.shared();
+                if (k > run.first() && shared) || (!read && !shared) {
+                    continue;
+                }
+                let (u, d) = (chain.hop(up), chain.hop(down));
+                if !u.gclb {
+                    continue;
+                }
+                let Some(keep) = &d.keepalive else { continue };
+                if keep.range.high > crate::value::duration::Millis::from_secs(600) {
+                    continue;
+                }
+                let key = (point(chain, down, Some(keep)), Arc::as_ptr(d));
+                causes.offer(cx.files, key, (k, up, down), u.span, |_| true);
             }
-            let Some(keep) = &d.keepalive else { continue };
-            if keep.range.high > crate::value::duration::Millis::from_secs(600) {
-                continue;
-            }
-            let key = (point(chain, down, Some(keep)), Arc::as_ptr(d));
-            causes.offer(cx.files, key, (k, up, down), u.span, |_| true);
         }
     }
     for cause in causes.in_order() {

@@ -71,8 +71,9 @@ declare_rule! {
 
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut reported = Reported::default();
-    for chain in cx.chains.iter() {
-        for (up, down) in pairs(chain) {
+    for (seen, chain) in cx.chains.iter_seen() {
+        // Pairs of hops the chain before had too (a run's own hops) are reported with it.
+        for (up, down) in pairs(chain).filter(|(_, down)| *down >= seen) {
             let (u, d) = (chain.hop(up), chain.hop(down));
             if d.layer == Layer::App || u.gclb {
                 continue;

@@ -105,12 +105,13 @@ declare_rule! {
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     let mut reported = Reported::default();
     let mut seen = Vec::new();
-    for chain in cx.chains.iter() {
+    for (before, chain) in cx.chains.iter_seen() {
         seen.clear();
         seen.extend(layered(chain));
         // Every outer/inner pair (not only neighbours): the innermost limit that can't apply.
+        // Pairs the chain before had too (a run's own hops) are reported with it.
         for (k, &outer) in seen.iter().enumerate() {
-            for &inner in &seen[k + 1..] {
+            for &inner in seen[k + 1..].iter().filter(|inner| **inner >= before) {
                 let (o, n) = (chain.hop(outer), chain.hop(inner));
                 if n.layer == Layer::App {
                     continue;
