@@ -329,6 +329,11 @@ pub struct Graph {
     /// only on the list, and copies of a release share one list as long as the stream (every
     /// block of workloads asked again, going over every copy's Services).
     exposures: Vec<std::sync::OnceLock<Vec<pod::Exposure>>>,
+    /// The longest load balancer drain in front of the workloads of each list in `selectors`
+    /// ([`pod::Drain`]), made when first asked, as `exposures` (a rule that asked once per
+    /// block of workloads went over every exposure of the list each time: N² for N routes to N
+    /// workloads under one label).
+    drains: Vec<std::sync::OnceLock<Option<pod::Drain>>>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
     workload_hpa: ObjIndex,
     /// HPA object → index into `workloads` of the workload it scales ([`Graph::hpa_target`]).
@@ -1142,6 +1147,11 @@ impl Graph {
             .iter()
             .map(|_| std::sync::OnceLock::new())
             .collect();
+        self.drains = links
+            .selectors
+            .iter()
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         self.service_workloads = links.service_workloads;
         self.selections = links.selections;
         self.workload_services = links.workload_services;
@@ -1733,6 +1743,16 @@ impl Graph {
     /// The number of distinct lists [`Graph::selector_list`] returns ids of.
     pub fn selector_lists(&self) -> usize {
         self.selectors.len()
+    }
+
+    /// The longest load balancer drain in front of the workloads whose selecting Services are
+    /// list `list` ([`Graph::selector_list`]), made by `make` the first time it is asked for.
+    pub(crate) fn drain_of(
+        &self,
+        list: usize,
+        make: impl FnOnce() -> Option<pod::Drain>,
+    ) -> Option<&pod::Drain> {
+        self.drains.get(list)?.get_or_init(make).as_ref()
     }
 
     /// The exposures of the workloads whose selecting Services are list `list`

@@ -5,6 +5,7 @@
 //! are. Every walk is over a fixed shape (no recursion over user-controlled depth).
 
 use crate::k8s::{At, Graph, LabelSelector, ObjId, Service, Workload};
+use crate::source::Span;
 use crate::yaml::{Document, NodeRef};
 
 /// The hostname topology key: one pod per node.
@@ -371,6 +372,22 @@ pub fn is_spread(graph: &Graph, docs: &[Document], workload: &Workload) -> bool 
     pod_spec(graph, docs, workload)
         .and_then(|s| s.get("topologySpreadConstraints"))
         .is_some_and(|t| t.items().next().is_some())
+}
+
+/// How long a load balancer in front of a workload's pods keeps draining one
+/// (k8s-grace-period-too-short), kept per list of selecting Services ([`Graph::drain_of`]).
+#[derive(Clone, Debug)]
+pub struct Drain {
+    /// Seconds.
+    pub seconds: i64,
+    /// Where to label it (annotation value, target type, or BackendConfig field).
+    pub span: Span,
+    /// What the label says.
+    pub label: String,
+    /// The exposing object.
+    pub lb: ObjId,
+    /// What to change, for the help.
+    pub knob: &'static str,
 }
 
 /// Why a workload receives traffic from outside the cluster: the object (Ingress, Route or

@@ -147,7 +147,7 @@ fn gke_draining<'a>(
 
 /// The longest known drain of a load balancer in front of the pods: AWS IP targets
 /// (deregistration delay, default 300 s) or GKE connection draining.
-fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Drain<'a>> {
+fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<pod::Drain> {
     let mut best: Option<Drain<'a>> = None;
     for exposure in pod::exposures(cx.k8s, cx.documents, workload) {
         if let Some((seconds, node, label)) = gke_draining(cx, exposure.service) {
@@ -207,14 +207,16 @@ fn lb_delay<'a>(cx: &Context<'a>, workload: &crate::k8s::Workload) -> Option<Dra
             best = Some(drain);
         }
     }
-    best
+    best.map(|d| pod::Drain {
+        seconds: d.seconds,
+        span: d.node.span(),
+        label: d.label,
+        lb: d.lb,
+        knob: d.knob,
+    })
 }
 
 fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut Sink) {
-    // The load balancer's drain depends only on the Services selecting the workload: once per
-    // list of them (copies of a release share one, as long as the stream).
-    let mut drains: std::collections::HashMap<usize, Option<Drain<'_>>> =
-        std::collections::HashMap::new();
     for workload in workloads {
         if matches!(cx.obj(workload.obj).kind.as_str(), "Job" | "CronJob") {
             continue;
@@ -261,11 +263,10 @@ fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut S
         let Some(list) = cx.k8s.selector_list(workload) else {
             continue;
         };
-        let Some(drain) = drains
-            .entry(list)
-            .or_insert_with(|| lb_delay(cx, workload))
-            .clone()
-        else {
+        // The load balancer's drain depends only on the Services selecting the workload: once
+        // per list of them, kept by the graph (copies of a release share one list as long as
+        // the stream, and N routes to N workloads under one label one list of 3N exposures).
+        let Some(drain) = cx.k8s.drain_of(list, || lb_delay(cx, workload)) else {
             continue;
         };
         let delay = drain.seconds;
@@ -289,7 +290,7 @@ fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut S
                 cx.describe(drain.lb)
             ),
         );
-        f.label(drain.node.span(), drain.label);
+        f.label(drain.span, drain.label.clone());
         if grace_node.is_none() {
             f.note(grace_origin());
         }
