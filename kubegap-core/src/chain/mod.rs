@@ -1152,37 +1152,60 @@ pub fn build(cx: &Stage<'_>) -> Chains {
     // per list of tails, shared by the runs that share it.
     let mut ordered: std::collections::HashMap<*const Arc<Tail>, Ordered> =
         std::collections::HashMap::new();
+    let at = |r: &Run| (name(r), r.head.anchor.start);
+    // One route to one Service at an anchor (most): its chains share the label and the front,
+    // so they order by their app hops alone, whatever the head. In place: a second vector of
+    // the runs is needed only where several routes share an anchor.
+    let mut several = false;
+    let mut start = 0;
+    while let Some(run) = runs.get(start) {
+        let len = 1 + runs[start + 1..]
+            .iter()
+            .take_while(|r| at(r) == at(run))
+            .count();
+        if len > 1 {
+            several = true;
+            start += len;
+            continue;
+        }
+        let run = &mut runs[start];
+        start += 1;
+        let Some(tails) = run.tails.as_mut().filter(|t| t.len() > 1) else {
+            continue;
+        };
+        let entry = ordered.entry(tails.as_ptr()).or_insert_with(|| {
+            let sorted = order_tails(cx.files, &mut rendered, tails);
+            let apps = sorted
+                .iter()
+                .all(|t| t.app.as_ref().is_none_or(|h| h.layer == Layer::App));
+            let declare = sorted
+                .iter()
+                .any(|t| t.ping_interval.is_some() || t.session_lifetime.is_some());
+            (Arc::clone(tails), sorted, apps, declare)
+        });
+        *tails = Arc::clone(&entry.1);
+        // The route's or the Service's declarations hide the workloads'.
+        let hidden = run
+            .head
+            .declared
+            .as_ref()
+            .is_some_and(|d| d.ping_interval.is_some() && d.session_lifetime.is_some());
+        run.plain = entry.2 && (!entry.3 || hidden);
+    }
+    if !several {
+        runs.shrink_to_fit();
+        return Chains::new(runs);
+    }
     let mut out: Vec<Run> = Vec::with_capacity(runs.len());
     let mut runs = runs.into_iter().peekable();
     while let Some(first) = runs.next() {
-        let at = (name(&first), first.head.anchor.start);
+        let first_at = at(&first);
         let mut group = vec![first];
-        while let Some(next) = runs.next_if(|r| (name(r), r.head.anchor.start) == at) {
+        while let Some(next) = runs.next_if(|r| at(r) == first_at) {
             group.push(next);
         }
-        if let [run] = &mut group[..] {
-            // One route to one Service at this anchor (most): its chains share the label and the
-            // front, so they order by their app hops alone, whatever the head.
-            if let Some(tails) = run.tails.as_mut().filter(|t| t.len() > 1) {
-                let entry = ordered.entry(tails.as_ptr()).or_insert_with(|| {
-                    let sorted = order_tails(cx.files, &mut rendered, tails);
-                    let apps = sorted
-                        .iter()
-                        .all(|t| t.app.as_ref().is_none_or(|h| h.layer == Layer::App));
-                    let declare = sorted
-                        .iter()
-                        .any(|t| t.ping_interval.is_some() || t.session_lifetime.is_some());
-                    (Arc::clone(tails), sorted, apps, declare)
-                });
-                *tails = Arc::clone(&entry.1);
-                // The route's or the Service's declarations hide the workloads'.
-                let hidden = run
-                    .head
-                    .declared
-                    .as_ref()
-                    .is_some_and(|d| d.ping_interval.is_some() && d.session_lifetime.is_some());
-                run.plain = entry.2 && (!entry.3 || hidden);
-            }
+        if group.len() == 1 {
+            // Ordered above.
             out.extend(group);
             continue;
         }

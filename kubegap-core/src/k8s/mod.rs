@@ -333,7 +333,8 @@ pub struct Graph {
     /// ([`pod::Drain`]), made when first asked, as `exposures` (a rule that asked once per
     /// block of workloads went over every exposure of the list each time: N² for N routes to N
     /// workloads under one label).
-    drains: Vec<std::sync::OnceLock<Option<pod::Drain>>>,
+    /// Boxed: most lists have none, and a list is a word, not a drain, until asked.
+    drains: Vec<std::sync::OnceLock<Option<Box<pod::Drain>>>>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
     workload_hpa: ObjIndex,
     /// HPA object → index into `workloads` of the workload it scales ([`Graph::hpa_target`]).
@@ -1752,7 +1753,10 @@ impl Graph {
         list: usize,
         make: impl FnOnce() -> Option<pod::Drain>,
     ) -> Option<&pod::Drain> {
-        self.drains.get(list)?.get_or_init(make).as_ref()
+        self.drains
+            .get(list)?
+            .get_or_init(|| make().map(Box::new))
+            .as_deref()
     }
 
     /// The exposures of the workloads whose selecting Services are list `list`
