@@ -91,7 +91,7 @@ for n in 250 500; do
   [ -s "$in/app-copies-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n app > "$in/app-copies-$n.yaml"
 done
 # The same releases named apart, one label: every Service selects every app, N^2 real chains.
-for n in 100 200 400; do
+for n in 100 200 400 800 1600 3200; do
   [ -s "$in/app-apps-$n.yaml" ] || python3 scripts/gen_shapes.py release-copies $n app distinct > "$in/app-apps-$n.yaml"
 done
 # ... with a request-timeout inversion on every route, and behind GKE Ingresses.
@@ -200,6 +200,9 @@ solo "500 copies of it with a known app keep-alive" "$lint $in/app-copies-500.ya
 solo "100 of them named apart, one label" "$lint $in/app-apps-100.yaml"
 solo "200 of them named apart, one label" "$lint $in/app-apps-200.yaml"
 solo "400 of them named apart, one label" "$lint $in/app-apps-400.yaml"
+solo "800 of them named apart, one label" "$lint $in/app-apps-800.yaml"
+solo "1,600 of them named apart, one label" "$lint $in/app-apps-1600.yaml"
+solo "3,200 of them named apart, one label" "$lint $in/app-apps-3200.yaml"
 solo "200 named apart, slow Ingresses" "$lint $in/app-apps-slow-200.yaml"
 solo "200 named apart, GKE Ingresses" "$lint $in/app-apps-gce-200.yaml"
 solo "400 named apart, Ingresses declaring a ping interval" "$lint $in/app-apps-ping-400.yaml"
@@ -289,7 +292,9 @@ size_of = {
     "2,000 copies of an eight": "release-copies-2000.yaml",
     "250 copies of it": "app-copies-250.yaml", "500 copies of it": "app-copies-500.yaml",
     "100 of them named apart": "app-apps-100.yaml", "200 of them named apart": "app-apps-200.yaml",
-    "400 of them named apart": "app-apps-400.yaml",
+    "400 of them named apart": "app-apps-400.yaml", "800 of them named apart": "app-apps-800.yaml",
+    "1,600 of them named apart": "app-apps-1600.yaml",
+    "3,200 of them named apart": "app-apps-3200.yaml",
     "200 named apart, slow": "app-apps-slow-200.yaml", "200 named apart, GKE": "app-apps-gce-200.yaml",
     "400 named apart, Ingresses declaring": "app-apps-ping-400.yaml",
     "haproxy.cfg 300k": "haproxy-300k.cfg", "haproxy.cfg 1M": "haproxy-1m.cfg",
