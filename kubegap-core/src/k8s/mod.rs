@@ -332,8 +332,8 @@ pub struct Graph {
     /// The longest load balancer drain in front of the workloads of each list in `selectors`
     /// ([`pod::Drain`]), made when first asked, as `exposures` (a rule that asked once per
     /// block of workloads went over every exposure of the list each time: N² for N routes to N
-    /// workloads under one label).
-    /// Boxed: most lists have none, and a list is a word, not a drain, until asked.
+    /// workloads under one label). Boxed: most lists have none, and a list's slot is two
+    /// words, not a drain, until asked.
     drains: Vec<std::sync::OnceLock<Option<Box<pod::Drain>>>>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
     workload_hpa: ObjIndex,
