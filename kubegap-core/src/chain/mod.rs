@@ -1394,7 +1394,7 @@ impl<K: std::hash::Hash + Eq> Causes<K> {
             inner,
             label,
         };
-        let order = |s: Option<Span>| s.map(|s| (files.get(s.file).name.as_str(), s.start, s.end));
+        let order = |s| label_order(files, s);
         let class = self.classes.entry(key).or_default();
         match class.iter_mut().find(|c| same(c)) {
             Some(kept) if order(label) < order(kept.label) => *kept = new,
@@ -1409,6 +1409,12 @@ impl<K: std::hash::Hash + Eq> Causes<K> {
         kept.sort_by_key(|c| (c.chain, c.outer, c.inner));
         kept
     }
+}
+
+/// Where a finding's label sorts in the engine's order: no label first, then by file name and
+/// position ([`Causes`], [`workload_pairs`]).
+fn label_order(files: &SourceMap, label: Option<Span>) -> Option<(&str, u32, u32)> {
+    label.map(|s| (files.get(s.file).name.as_str(), s.start, s.end))
 }
 
 /// Which runs' chains a [`Causes`] rule has to offer the pairs with their workloads' hops of
@@ -1428,7 +1434,7 @@ pub fn workload_pairs<'a, K: std::hash::Hash + Eq>(
     class: impl Fn(RunOf<'a>) -> Option<(K, Option<Span>)>,
     same: impl Fn(RunOf<'a>, RunOf<'a>) -> bool,
 ) -> Vec<bool> {
-    let order = |s: Option<Span>| s.map(|s| (files.get(s.file).name.as_str(), s.start, s.end));
+    let order = |s| label_order(files, s);
     let mut read = vec![true; chains.runs.len()];
     type Kept<'a> = (usize, RunOf<'a>, Option<Span>);
     let mut classes: std::collections::HashMap<(*const Arc<Tail>, K), Vec<Kept<'a>>> =
