@@ -591,6 +591,16 @@ impl<'a> Chain<'a> {
         self.declaration(|d| &d.session_lifetime, |t| &t.session_lifetime)
     }
 
+    /// Whether two chains read the very same declared values (ping interval, session
+    /// lifetime), not merely equal ones: the chains of a run do, unless their workloads declare
+    /// their own.
+    pub fn declares_as(&self, other: Chain<'_>) -> bool {
+        let same =
+            |a: Option<&Value>, b: Option<&Value>| both_same(&a, &b, |a, b| std::ptr::eq(*a, *b));
+        same(self.ping_interval(), other.ping_interval())
+            && same(self.session_lifetime(), other.session_lifetime())
+    }
+
     /// A declaration: the head's, when it has one (`Some(None)` is declared but not a duration),
     /// else the tail's.
     fn declaration(

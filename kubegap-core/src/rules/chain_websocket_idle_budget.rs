@@ -82,17 +82,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
     for (seen, chain) in cx.chains.iter_seen() {
         // The hops the chain before had too were read against the same declared values, unless
         // the workloads declare their own.
-        let same = |a: Option<&crate::chain::Value>, b: Option<&crate::chain::Value>| match (a, b) {
-            (Some(a), Some(b)) => std::ptr::eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
         let seen = match before.replace(chain) {
-            Some(b)
-                if same(b.ping_interval(), chain.ping_interval())
-                    && same(b.session_lifetime(), chain.session_lifetime()) =>
-            {
-                seen
-            }
+            Some(b) if b.declares_as(chain) => seen,
             _ => 0,
         };
         for (i, hop) in chain.hops().iter().enumerate().skip(seen) {
