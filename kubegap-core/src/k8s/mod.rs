@@ -335,6 +335,10 @@ pub struct Graph {
     /// workloads under one label). Boxed: most lists have none, and a list's slot is two
     /// words, not a drain, until asked.
     drains: Vec<std::sync::OnceLock<Option<Box<pod::Drain>>>>,
+    /// Whether each list in `selectors` has a Service of type LoadBalancer or NodePort: found
+    /// with the links, a pass over each distinct list (a rule that went over a workload's
+    /// Services for it read every copy's Service for every copy of a release: N²).
+    external: Vec<bool>,
     /// Workload object → index into `hpas` of the first HPA that scales it.
     workload_hpa: ObjIndex,
     /// HPA object → index into `workloads` of the workload it scales ([`Graph::hpa_target`]).
@@ -1143,6 +1147,18 @@ impl Graph {
     /// Takes in what [`Graph::links`] found (a field of [`Links`] left out is never read, which
     /// the compiler reports).
     fn set_links(&mut self, links: Links) {
+        self.external = links
+            .selectors
+            .iter()
+            .map(|list| {
+                list.iter().any(|&si| {
+                    matches!(
+                        self.services[si].service_type.as_str(),
+                        "LoadBalancer" | "NodePort"
+                    )
+                })
+            })
+            .collect();
         self.exposures = links
             .selectors
             .iter()
@@ -1739,6 +1755,14 @@ impl Graph {
     /// it): equal ids, equal lists.
     pub fn selector_list(&self, workload: &Workload) -> Option<usize> {
         self.workload_services.get(workload.obj)
+    }
+
+    /// Whether a Service of type LoadBalancer or NodePort selects the workload: its pods take
+    /// traffic from outside the cluster, through a port on every node.
+    pub fn has_external_service(&self, workload: &Workload) -> bool {
+        self.selector_list(workload)
+            .and_then(|list| self.external.get(list))
+            .is_some_and(|external| *external)
     }
 
     /// The number of distinct lists [`Graph::selector_list`] returns ids of.

@@ -118,6 +118,45 @@ fn a_long_list_keeps_its_items_in_order() {
     assert_eq!(services[..3], ["o0", "o3", "o6"]);
 }
 
+/// A workload has an external Service when a LoadBalancer or NodePort Service selects it,
+/// whatever the other Services of its list; a ClusterIP Service, a headless one or none is not.
+#[test]
+fn external_services_are_known_per_list() {
+    let app = |name: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec: {{containers: [{{name: c, image: nginx}}]}}\n---\n")
+    };
+    let service = |name: &str, app: &str, ty: &str| {
+        format!("apiVersion: v1\nkind: Service\nmetadata: {{name: {name}}}\nspec:\n  {ty}selector: {{app: {app}}}\n  ports: [{{port: 80}}]\n---\n")
+    };
+    let text = [
+        app("lb"),
+        app("nodeport"),
+        app("cluster"),
+        app("alone"),
+        service("lb-internal", "lb", ""),
+        service("lb", "lb", "type: LoadBalancer\n  "),
+        service("nodeport", "nodeport", "type: NodePort\n  "),
+        service("cluster", "cluster", "type: ClusterIP\n  "),
+        service("cluster-headless", "cluster", "clusterIP: None\n  "),
+    ]
+    .concat();
+    let (_docs, g) = graph(&text);
+    let external: Vec<(&str, bool)> = g
+        .workloads
+        .iter()
+        .map(|w| (g.objects[w.obj].name.as_str(), g.has_external_service(w)))
+        .collect();
+    assert_eq!(
+        external,
+        [
+            ("lb", true),
+            ("nodeport", true),
+            ("cluster", false),
+            ("alone", false)
+        ]
+    );
+}
+
 #[test]
 fn documents_without_kind_are_skipped() {
     let (_docs, g) = graph("foo: bar\n---\n- 1\n---\n");

@@ -136,11 +136,7 @@ fn check_workloads<'a>(cx: &Context<'a>, workloads: &'a [Workload], sink: &mut S
         // image is as often a web server or a sidecar, so it needs a LoadBalancer or NodePort
         // Service in front as evidence that it receives outside traffic.
         let controller = proxy.contains("ingress controller") || proxy.contains("router");
-        let exposed = cx
-            .k8s
-            .services_of(workload)
-            .iter()
-            .any(|s| matches!(s.service_type.as_str(), "LoadBalancer" | "NodePort"));
+        let exposed = cx.k8s.has_external_service(workload);
         if !controller && !exposed {
             continue;
         }
