@@ -118,22 +118,38 @@ impl<'a> Reader<'a> {
         if !self.graph.declares_any() {
             return Vec::new();
         }
-        let mut out = self.related(obj);
+        // The Services' workloads that declare nothing are left out as they are listed: a
+        // Service of N workloads is not gone over for each of N routes to it.
+        let mut out = self.related_with(obj, |s| self.graph.declaring_target_indices(s));
         out.retain(|&o| self.graph.objects[o].declarations);
         out
     }
 
     /// The object itself, then its backend Services, then the workloads they select.
     pub fn related(&self, obj: ObjId) -> Vec<ObjId> {
+        self.related_with(obj, |s| self.graph.service_target_indices(s))
+    }
+
+    /// [`Reader::related`], each Service's workloads those of `targets` (indices into the
+    /// graph's workloads).
+    fn related_with<'g>(
+        &self,
+        obj: ObjId,
+        targets: impl Fn(&crate::k8s::Service) -> &'g [usize],
+    ) -> Vec<ObjId>
+    where
+        'a: 'g,
+    {
+        let workloads = &self.graph.workloads;
         let mut out = vec![obj];
         for service in self.backend_services(obj) {
             out.push(service);
             if let Some(s) = self.graph.service_by_obj(service) {
-                out.extend(self.graph.service_targets(s).iter().map(|w| w.obj));
+                out.extend(targets(s).iter().map(|&wi| workloads[wi].obj));
             }
         }
         if let Some(s) = self.graph.service_by_obj(obj) {
-            out.extend(self.graph.service_targets(s).iter().map(|w| w.obj));
+            out.extend(targets(s).iter().map(|&wi| workloads[wi].obj));
         }
         out.dedup();
         out

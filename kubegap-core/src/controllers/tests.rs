@@ -842,3 +842,38 @@ spec: {ingressClassName: nginx, defaultBackend: {service: {name: a, port: {numbe
     }
     assert!(m.route(2).is_none());
 }
+
+/// The objects whose declarations apply to an Ingress: the Ingress, its Service, then the
+/// Service's workloads that declare something, in that order; a workload that declares
+/// nothing is not listed, the one that does is, wherever it sits among the Service's.
+#[test]
+fn declaring_lists_the_route_its_services_and_their_declaring_workloads() {
+    let app = |name: &str, annotations: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}{annotations}}}\nspec:\n  template:\n    metadata: {{labels: {{app: shop}}}}\n    spec: {{containers: [{{name: c, image: app}}]}}\n---\n"
+        )
+    };
+    let text = [
+        app("a", ""),
+        app("b", ", annotations: {kubegap.io/keepalive-timeout: 75s}"),
+        app("c", ""),
+        app("d", ", annotations: {kubegap.io/long-lived: websocket}"),
+        "apiVersion: v1\nkind: Service\nmetadata: {name: shop, annotations: {kubegap.io/ping-interval: 20s}}\nspec: {selector: {app: shop}, ports: [{port: 80}]}\n---\n".to_string(),
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  rules: [{http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: shop, port: {number: 80}}}}]}}]\n".to_string(),
+    ]
+    .concat();
+    let (_, docs, g, _) = model(&text);
+    let reader = Reader {
+        graph: &g,
+        documents: &docs,
+    };
+    let name = |o: &ObjId| g.objects[*o].name.to_string();
+    let ingress = g.ingresses[0].obj;
+    let related: Vec<String> = reader.related(ingress).iter().map(name).collect();
+    assert_eq!(related, ["web", "shop", "a", "b", "c", "d"]);
+    let declaring: Vec<String> = reader.declaring(ingress).iter().map(name).collect();
+    assert_eq!(declaring, ["shop", "b", "d"]);
+    let service = g.services[0].obj;
+    let declaring: Vec<String> = reader.declaring(service).iter().map(name).collect();
+    assert_eq!(declaring, ["shop", "b", "d"]);
+}

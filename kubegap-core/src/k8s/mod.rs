@@ -319,6 +319,11 @@ pub struct Graph {
     service_workloads: ObjIndex,
     /// Distinct lists of indices into `workloads` selected by a Service.
     selections: Vec<Vec<usize>>,
+    /// The workloads of each list in `selections` that may declare something
+    /// ([`Object::declarations`]; empty when no object does): a route's declarations are
+    /// looked up on its Services' workloads, and N routes to the N workloads of one label
+    /// went over all N for each (N²), where at most a few declare.
+    declaring_selections: Vec<Vec<usize>>,
     /// Whether any object may declare something ([`Object::declarations`]).
     declarations: bool,
     /// Workload object → index into `selectors`: the Services that select it.
@@ -1147,6 +1152,18 @@ impl Graph {
     /// Takes in what [`Graph::links`] found (a field of [`Links`] left out is never read, which
     /// the compiler reports).
     fn set_links(&mut self, links: Links) {
+        if self.declarations {
+            self.declaring_selections = links
+                .selections
+                .iter()
+                .map(|list| {
+                    list.iter()
+                        .copied()
+                        .filter(|&wi| self.objects[self.workloads[wi].obj].declarations)
+                        .collect()
+                })
+                .collect();
+        }
         self.external = links
             .selectors
             .iter()
@@ -1727,6 +1744,15 @@ impl Graph {
             .iter()
             .map(|i| &self.workloads[*i])
             .collect()
+    }
+
+    /// Indices into `workloads` of the workloads a Service selects that may declare something
+    /// ([`Object::declarations`]), ascending: those of [`Graph::service_target_indices`].
+    pub fn declaring_target_indices(&self, service: &Service) -> &[usize] {
+        self.service_workloads
+            .get(service.obj)
+            .and_then(|g| self.declaring_selections.get(g))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Indices into `workloads` of the workloads a Service selects (see [`Graph::service_targets`]).
