@@ -1,6 +1,8 @@
 //! Binding: which controllers the input runs ([`find_controllers`]) and which product serves
 //! each Ingress ([`bind_ingress`]: class, IngressClass, annotations).
 
+use std::collections::HashMap;
+
 use super::args::{namespaced, read_args};
 use super::catalog::image_version;
 use super::{
@@ -133,10 +135,49 @@ fn container_controller(
     Some(controller)
 }
 
+/// The input's IngressClasses as [`bind_ingress`] reads them, found once for all Ingresses:
+/// each Ingress went over every IngressClass for its class's name and for the default class,
+/// so N Ingresses beside N IngressClasses (copies of a release in one stream) were N².
+pub(super) struct IngressClasses<'g> {
+    /// The name of the first IngressClass marked as the cluster default.
+    default: Option<&'g str>,
+    /// Each name's first IngressClass whose controller is a known product (its object,
+    /// controller name and product), or `None` when no class of that name has one.
+    by_name: HashMap<&'g str, Option<(ObjId, &'g str, Product)>>,
+}
+
+impl<'g> IngressClasses<'g> {
+    /// The IngressClasses of `reader`'s graph, in object order.
+    pub(super) fn new(reader: &Reader<'g>) -> IngressClasses<'g> {
+        let graph = reader.graph;
+        let mut default = None;
+        let mut by_name: HashMap<&'g str, Option<(ObjId, &'g str, Product)>> = HashMap::new();
+        for (class_obj, controller_name) in &graph.ingress_classes {
+            let name = graph.objects[*class_obj].name.as_str();
+            if default.is_none()
+                && reader
+                    .annotation(*class_obj, "ingressclass.kubernetes.io/is-default-class")
+                    .and_then(|(_, v)| v.as_str())
+                    == Some("true")
+            {
+                default = Some(name);
+            }
+            let first = by_name.entry(name).or_insert(None);
+            if first.is_none() {
+                *first = controller_name.as_deref().and_then(|controller| {
+                    Product::of_controller_name(controller).map(|p| (*class_obj, controller, p))
+                });
+            }
+        }
+        IngressClasses { default, by_name }
+    }
+}
+
 /// The product that serves an Ingress, and the controller in the input that does, if any.
 pub(super) fn bind_ingress(
     reader: &Reader<'_>,
     controllers: &[Controller],
+    classes: &IngressClasses<'_>,
     obj: ObjId,
 ) -> (Option<Binding>, Option<usize>) {
     let graph = reader.graph;
@@ -144,33 +185,18 @@ pub(super) fn bind_ingress(
     let class = reader
         .ingress(obj)
         .and_then(|i| i.class.clone())
-        .or_else(|| {
-            graph.ingress_classes.iter().find_map(|(class_obj, _)| {
-                let default = reader
-                    .annotation(*class_obj, "ingressclass.kubernetes.io/is-default-class")
-                    .and_then(|(_, v)| v.as_str())
-                    == Some("true");
-                default.then(|| graph.objects[*class_obj].name.to_string())
-            })
-        });
+        .or_else(|| classes.default.map(str::to_string));
     let ns = graph.objects[obj].namespace.as_str();
     let watches = |c: &Controller| c.watch_namespace.as_deref().is_none_or(|w| w == ns);
     if let Some(class) = class.as_deref() {
-        // 1. An IngressClass in the input.
-        for (class_obj, controller_name) in &graph.ingress_classes {
-            if graph.objects[*class_obj].name != class {
-                continue;
-            }
-            let Some(product) = controller_name
-                .as_deref()
-                .and_then(Product::of_controller_name)
-            else {
-                continue;
-            };
+        // 1. An IngressClass in the input: the first of this name whose controller is a
+        // known product.
+        if let Some(&Some((class_obj, controller_name, product))) = classes.by_name.get(class) {
+            let controller_name = Some(controller_name);
             let controller = controllers.iter().position(|c| {
                 c.product == product
                     && watches(c)
-                    && match (&c.controller_class, controller_name) {
+                    && match (c.controller_class.as_deref(), controller_name) {
                         // haproxytech takes the suffix of `haproxy.org/ingress-controller/<cc>`.
                         (Some(cc), Some(name)) => name == cc || name.ends_with(&format!("/{cc}")),
                         _ => c.ingress_class.as_deref().is_none_or(|ic| ic == class),
@@ -179,7 +205,7 @@ pub(super) fn bind_ingress(
             return (
                 Some(Binding {
                     product,
-                    via: Via::IngressClass(*class_obj),
+                    via: Via::IngressClass(class_obj),
                 }),
                 controller,
             );
@@ -221,10 +247,7 @@ pub(super) fn bind_ingress(
         // controller claiming it is ingress-nginx: the class its Helm chart installs and
         // `kubectl create ingress --class=nginx` names. Unless the Ingress's own annotations
         // are all NGINX Inc's (`nginx.org/*`), whose controller also defaults to `nginx`.
-        let class_object = graph
-            .ingress_classes
-            .iter()
-            .any(|(o, _)| graph.objects[*o].name == class);
+        let class_object = classes.by_name.contains_key(class);
         let other_nginx = {
             let products: Vec<Product> = reader
                 .annotations(obj)

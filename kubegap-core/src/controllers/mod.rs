@@ -270,11 +270,12 @@ impl Model {
             openshift.then_some((route.obj, RouteKind::Route))
         });
         let wanted: Vec<(ObjId, RouteKind)> = ingresses.chain(openshift_routes).collect();
+        let classes = binding::IngressClasses::new(&reader);
         let mut routes: Vec<RouteSettings> = Vec::new();
         wanted
             .par_iter()
             .map(|(obj, kind)| match kind {
-                RouteKind::Ingress => ingress_settings(&reader, &controllers, *obj),
+                RouteKind::Ingress => ingress_settings(&reader, &controllers, &classes, *obj),
                 RouteKind::Route => route_settings(&reader, &controllers, *obj),
             })
             .collect_into_vec(&mut routes);
@@ -419,8 +420,13 @@ pub fn default_client_keepalive(product: Product) -> Option<(u64, Arc<Source>)> 
     ))
 }
 
-fn ingress_settings(reader: &Reader<'_>, controllers: &[Controller], obj: ObjId) -> RouteSettings {
-    let (binding, controller) = bind_ingress(reader, controllers, obj);
+fn ingress_settings(
+    reader: &Reader<'_>,
+    controllers: &[Controller],
+    classes: &binding::IngressClasses<'_>,
+    obj: ObjId,
+) -> RouteSettings {
+    let (binding, controller) = bind_ingress(reader, controllers, classes, obj);
     let ctrl = controller.and_then(|i| controllers.get(i));
     // The objects whose declarations apply to the route, found once for its three lookups.
     let declaring = reader.declaring(obj);

@@ -877,3 +877,51 @@ fn declaring_lists_the_route_its_services_and_their_declaring_workloads() {
     let declaring: Vec<String> = reader.declaring(service).iter().map(name).collect();
     assert_eq!(declaring, ["shop", "b", "d"]);
 }
+
+/// Of several IngressClasses named alike, the first whose controller kubegap knows binds an
+/// Ingress of that class; an Ingress without a class takes the first class marked as the
+/// cluster default, whatever sits before it.
+#[test]
+fn ingress_classes_bind_by_their_first_known_controller_and_the_default() {
+    let class = |name: &str, controller: &str, default: bool| {
+        let annotations = if default {
+            ", annotations: {ingressclass.kubernetes.io/is-default-class: \"true\"}"
+        } else {
+            ""
+        };
+        format!("apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {{name: {name}{annotations}}}\nspec: {{controller: {controller}}}\n---\n")
+    };
+    let ingress = |name: &str, class: &str| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: {name}}}\nspec: {{{class}defaultBackend: {{service: {{name: web, port: {{number: 80}}}}}}}}\n---\n")
+    };
+    let text = [
+        class("edge", "example.com/other", false),
+        class("edge", "k8s.io/ingress-nginx", false),
+        class("edge", "haproxy.org/ingress-controller", false),
+        class("plain", "example.com/other", false),
+        class("cloud", "k8s.io/ingress-nginx", true),
+        class("later", "haproxy.org/ingress-controller", true),
+        ingress("named", "ingressClassName: edge, "),
+        ingress("unnamed", ""),
+        ingress("unknown", "ingressClassName: plain, "),
+    ]
+    .concat();
+    let (_, _, g, m) = model(&text);
+    let class_obj = |i: usize| g.ingress_classes[i].0;
+    let binding = |i: usize| m.routes[i].binding.clone();
+    assert_eq!(
+        binding(0),
+        Some(Binding {
+            product: Product::IngressNginx,
+            via: Via::IngressClass(class_obj(1)),
+        })
+    );
+    assert_eq!(
+        binding(1),
+        Some(Binding {
+            product: Product::IngressNginx,
+            via: Via::IngressClass(class_obj(4)),
+        })
+    );
+    assert_eq!(binding(2), None);
+}
