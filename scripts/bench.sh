@@ -31,7 +31,8 @@
 #   5. checks issue #13's doubling again with a precise clock (scripts/doubling.py), compares
 #      two threads with one and with two one-thread processes at once (scripts/threads.py: the
 #      machine's own ceiling for two), times each phase of a one-thread run with its memory
-#      (scripts/phases.py, from the table kubegap prints under KUBEGAP_PHASES), then measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
+#      (scripts/phases.py, from the table kubegap prints under KUBEGAP_PHASES), counts the
+#      instructions of each step of the growing inputs (scripts/instructions.py, valgrind), then measures the parse into the tree alone on one thread (kubegap-core/examples/parse_bench.rs):
 #      kubegap's scanner, granit-parser into the same tree, granit-parser's bare events; and the
 #      whole CLI on one thread against that parse, alternating (scripts/lint_over_parse.py).
 # The raw measurements go to target/bench/times.tsv, the printed report to
@@ -369,6 +370,31 @@ EOF
     "20,000 small manifests=$in/small" \
     "haproxy.cfg, 300k lines=$in/haproxy-300k.cfg"
 } | tee -a "$out/report.txt"
+
+# Issue #13's "no super-linear shape" in instructions, which the host's hour does not move
+# (scripts/instructions.py: each series' inputs under valgrind's cachegrind, one thread;
+# about three minutes, so not with --quick or --memory).
+if [ "$quick" = 0 ]; then
+  {
+    echo
+    if command -v valgrind >/dev/null; then
+      python3 scripts/instructions.py "$bin" \
+        "helm stream=$in/stream-1x.yaml $in/stream-2x.yaml $in/stream-4x.yaml $in/stream-8x.yaml" \
+        "copies of one release=$in/copies-1600.yaml $in/copies-3200.yaml" \
+        "copies of an eight-object release=$in/release-copies-1000.yaml $in/release-copies-2000.yaml" \
+        "apps named apart under one label=$in/app-apps-400.yaml $in/app-apps-800.yaml $in/app-apps-1600.yaml $in/app-apps-3200.yaml" \
+        "the same, slow Ingresses=$in/app-apps-slow-200.yaml $in/app-apps-slow-400.yaml" \
+        "the same, GKE Ingresses=$in/app-apps-gce-200.yaml $in/app-apps-gce-400.yaml" \
+        "the same, Ingresses declaring a ping interval=$in/app-apps-ping-200.yaml $in/app-apps-ping-400.yaml" \
+        "apps labelled alike=$in/same-labels-2000 $in/same-labels-4000" \
+        "apps named alike=$in/same-names-2000 $in/same-names-4000" \
+        "definitions in one List=$in/definitions-20000.yaml $in/definitions-40000.yaml" \
+        "haproxy.cfg=$in/haproxy-300k.cfg $in/haproxy-1m.cfg"
+    else
+      echo "Instructions per step of a growing input: skipped, valgrind not found (apt-get install valgrind)."
+    fi
+  } | tee -a "$out/report.txt"
+fi
 
 # 5. Parse throughput into the tree, one thread (issue #13's 80 MB/s per core): kubegap's
 # scanner as `kubegap lint` runs it, granit-parser into the same tree, granit-parser's events.
