@@ -47,16 +47,25 @@ impl Word<'_> {
     }
 }
 
-/// A word as the file's [`Words`] store it (8 bytes): its raw byte range in the file and two
-/// flags. A word whose text differs from its raw bytes (quotes, escapes) has an [`AltWord`]
-/// entry holding that text. A 1M-line haproxy.cfg held 95 MB of 16-byte words in a boxed slice
-/// per line; one flat vector of 8-byte words is 48 MB.
+/// A word as the file's [`Words`] store it (4 bytes): its raw byte range as an offset from its
+/// line's first word (16 bits) and a length (14 bits), and two flags. A word whose
+/// text differs from its raw bytes (quotes, escapes) has an [`AltWord`] entry holding that
+/// text; a word that starts 64 KiB or more into its line, or is 16 KiB or longer, has a
+/// [`WideWord`] entry holding its range. A 1M-line haproxy.cfg held 95 MB of 16-byte words in
+/// a boxed slice per line; one flat vector of 8-byte words with absolute offsets was 48 MB,
+/// of 4-byte words 24 MB.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct RawWord {
+pub(crate) struct RawWord(u32);
+
+/// A word too far into its line or too long for a [`RawWord`]: its absolute raw range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WideWord {
+    /// The word's index in [`Words::words`].
+    word: u32,
+    /// Start byte offset in the file.
     start: u32,
-    /// The raw length (low 30 bits; a word of 1 GiB or more keeps a span of its first GiB),
-    /// [`ALT`] (bit 30) and [`SYMBOLIC`] (bit 31).
-    bits: u32,
+    /// The raw length (low 30 bits; a word of 1 GiB or more keeps a span of its first GiB).
+    len: u32,
 }
 
 /// The text of a word that differs from its raw bytes: where it is in [`Words::alt`].
@@ -74,6 +83,11 @@ const ALT: u32 = 1 << 30;
 const QUOTED: u32 = 1 << 30;
 const SYMBOLIC: u32 = 1 << 31;
 const LEN: u32 = (1 << 30) - 1;
+/// A [`RawWord`]'s offset from its line's first word: the low 16 bits.
+const REL: u32 = 0xFFFF;
+/// A [`RawWord`]'s length: bits 16 to 29. All ones marks a [`WideWord`].
+const SHORT_LEN: u32 = 0x3FFF;
+const SHORT_LEN_SHIFT: u32 = 16;
 
 /// Every word of a file, in order, and the side buffer of the texts that differ from the raw
 /// bytes (most words have none). A line is a range of indexes into it.
@@ -83,6 +97,8 @@ pub(crate) struct Words {
     /// Sorted by word index.
     alts: Vec<AltWord>,
     alt: String,
+    /// Sorted by word index.
+    wides: Vec<WideWord>,
 }
 
 impl Words {
@@ -96,26 +112,51 @@ impl Words {
         self.words.shrink_to_fit();
         self.alts.shrink_to_fit();
         self.alt.shrink_to_fit();
+        self.wides.shrink_to_fit();
     }
 
-    /// The word at `index`, its text read from `source` (the file) or the side buffer.
+    /// The raw range and flags of the word at `index` of a line whose first word starts at
+    /// `base`: (start, end, flags).
+    fn raw(&self, base: u32, index: usize) -> Option<(u32, u32, u32)> {
+        let RawWord(packed) = *self.words.get(index)?;
+        let flags = packed & (ALT | SYMBOLIC);
+        let len = (packed >> SHORT_LEN_SHIFT) & SHORT_LEN;
+        if len != SHORT_LEN {
+            let start = base.saturating_add(packed & REL);
+            return Some((start, start.saturating_add(len), flags));
+        }
+        self.wide(index).map(|(start, end)| (start, end, flags))
+    }
+
+    /// The raw range of the word at `index`, kept apart ([`WideWord`]).
+    #[cold]
+    #[inline(never)]
+    fn wide(&self, index: usize) -> Option<(u32, u32)> {
+        let at = u32::try_from(index).ok()?;
+        let wide = self
+            .wides
+            .binary_search_by_key(&at, |w| w.word)
+            .ok()
+            .and_then(|i| self.wides.get(i))?;
+        Some((wide.start, wide.start.saturating_add(wide.len)))
+    }
+
+    /// The word at `index` of a line whose first word starts at byte `base`, its text read
+    /// from `source` (the file) or the side buffer.
+    #[inline]
     pub(crate) fn resolve<'a>(
         &'a self,
         file: FileId,
         source: &'a str,
+        base: u32,
         index: usize,
     ) -> Option<Word<'a>> {
-        let w = self.words.get(index)?;
-        let end = w.start.saturating_add(w.bits & LEN);
-        let span = Span {
-            file,
-            start: w.start,
-            end,
-        };
-        let symbolic = w.bits & SYMBOLIC != 0;
-        if w.bits & ALT == 0 {
+        let (start, end, flags) = self.raw(base, index)?;
+        let span = Span { file, start, end };
+        let symbolic = flags & SYMBOLIC != 0;
+        if flags & ALT == 0 {
             return Some(Word {
-                text: source.get(w.start as usize..end as usize).unwrap_or(""),
+                text: source.get(start as usize..end as usize).unwrap_or(""),
                 span,
                 quoted: false,
                 symbolic,
@@ -141,13 +182,46 @@ impl Words {
         })
     }
 
-    /// The raw span of the word at `index`.
-    pub(crate) fn span(&self, file: FileId, index: usize) -> Option<Span> {
-        self.words.get(index).map(|w| Span {
-            file,
-            start: w.start,
-            end: w.start.saturating_add(w.bits & LEN),
-        })
+    /// The text of the word at `index` of a line whose first word starts at `base`, as
+    /// [`Words::resolve`] gives it, `""` when there is none.
+    #[inline]
+    pub(crate) fn text<'a>(&'a self, source: &'a str, base: u32, index: usize) -> &'a str {
+        let Some(&RawWord(packed)) = self.words.get(index) else {
+            return "";
+        };
+        let len = (packed >> SHORT_LEN_SHIFT) & SHORT_LEN;
+        if packed & ALT == 0 && len != SHORT_LEN {
+            let start = base.saturating_add(packed & REL) as usize;
+            return source
+                .get(start..start.saturating_add(len as usize))
+                .unwrap_or("");
+        }
+        self.resolve(FileId(0), source, base, index)
+            .map_or("", |w| w.text)
+    }
+
+    /// The raw span of the word at `index` of a line whose first word starts at `base`.
+    pub(crate) fn span(&self, file: FileId, base: u32, index: usize) -> Option<Span> {
+        self.raw(base, index)
+            .map(|(start, end, _)| Span { file, start, end })
+    }
+
+    /// Appends a word of raw range `start..start + len` of a line whose first word starts at
+    /// `base` (`start` itself for the first word).
+    fn push(&mut self, base: u32, start: u32, len: u32, flags: u32) {
+        let rel = start.saturating_sub(base);
+        if rel <= REL && len < SHORT_LEN {
+            self.words
+                .push(RawWord(rel | len << SHORT_LEN_SHIFT | flags));
+            return;
+        }
+        self.wides.push(WideWord {
+            word: u32::try_from(self.words.len()).unwrap_or(u32::MAX),
+            start,
+            len: len.min(LEN),
+        });
+        self.words
+            .push(RawWord(SHORT_LEN << SHORT_LEN_SHIFT | flags));
     }
 }
 
@@ -160,15 +234,20 @@ pub struct LexError {
     pub message: String,
 }
 
+/// What [`split_words`] found on a line besides its words.
+pub(crate) struct Split {
+    /// The byte offset of the line's first word in the file (the line's offset when it has
+    /// none): its words are stored from there ([`Words::resolve`]).
+    pub(crate) base: u32,
+    /// A lexing problem, if any.
+    pub(crate) error: Option<LexError>,
+}
+
 /// Splits `line` (without its newline), which starts at byte `offset` of the file, appending its
 /// words to `out` (the text of words that differ from their raw bytes goes to the side buffer).
-pub(crate) fn split_words(
-    file: FileId,
-    line: &str,
-    offset: usize,
-    out: &mut Words,
-) -> Option<LexError> {
+pub(crate) fn split_words(file: FileId, line: &str, offset: usize, out: &mut Words) -> Split {
     let mut error = None;
+    let mut base: Option<u32> = None;
     let bytes = line.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -278,12 +357,12 @@ pub(crate) fn split_words(
         }
         let raw_start = u32::try_from(offset + start).unwrap_or(u32::MAX);
         let raw_len = u32::try_from(i - start).unwrap_or(LEN).min(LEN);
-        let mut bits = raw_len;
+        let mut flags = 0;
         if symbolic {
-            bits |= SYMBOLIC;
+            flags |= SYMBOLIC;
         }
         if !verbatim {
-            bits |= ALT;
+            flags |= ALT;
             let index = u32::try_from(out.words.len()).unwrap_or(u32::MAX);
             let before = out.alt.len();
             out.alt.push_str(&String::from_utf8_lossy(&text));
@@ -302,15 +381,16 @@ pub(crate) fn split_words(
                 bits: len | if quoted { QUOTED } else { 0 },
             });
         }
-        out.words.push(RawWord {
-            start: raw_start,
-            bits,
-        });
+        let line_base = *base.get_or_insert(raw_start);
+        out.push(line_base, raw_start, raw_len, flags);
         if comment || open.is_some() {
             break;
         }
     }
-    error
+    Split {
+        base: base.unwrap_or_else(|| u32::try_from(offset).unwrap_or(u32::MAX)),
+        error,
+    }
 }
 
 #[cfg(test)]
@@ -326,13 +406,13 @@ mod tests {
     fn split(line: &str, offset: usize) -> (Vec<Word<'static>>, Option<LexError>) {
         let mut out = Words::default();
         let source = format!("{}{line}", " ".repeat(offset));
-        let err = split_words(FileId(0), line, offset, &mut out);
+        let split = split_words(FileId(0), line, offset, &mut out);
         let source: &'static str = Box::leak(source.into_boxed_str());
         let out: &'static Words = Box::leak(Box::new(out));
         let words = (0..out.len())
-            .filter_map(|i| out.resolve(FileId(0), source, i))
+            .filter_map(|i| out.resolve(FileId(0), source, split.base, i))
             .collect();
-        (words, err)
+        (words, split.error)
     }
 
     #[test]
@@ -375,6 +455,35 @@ mod tests {
         assert_eq!((words[1].span.start, words[1].span.end), (12, 17));
         assert!(words[1].quoted && !words[1].verbatim);
         assert!(words[2].verbatim);
+    }
+
+    #[test]
+    fn far_and_long_words_keep_their_ranges() {
+        // Words 64 KiB or more from the line's first word, or 16 KiB or longer, are kept
+        // apart from the 4-byte ones; either side of each limit resolves to its own range.
+        let short = "s".repeat(16_382);
+        let long = "l".repeat(16_383);
+        let mut line = format!("  x {short} {long}");
+        let near = 65_535 - (line.len() - 2);
+        line.push_str(&" ".repeat(near));
+        line.push_str("a b \"q r\" $c");
+        let (words, err) = split(&line, 7);
+        assert!(err.is_none());
+        let texts: Vec<&str> = words.iter().map(|w| w.text).collect();
+        assert_eq!(
+            texts,
+            ["x", short.as_str(), long.as_str(), "a", "b", "q r", "$c"]
+        );
+        let source = format!("{}{line}", " ".repeat(7));
+        for word in &words {
+            let raw = &source[word.span.start as usize..word.span.end as usize];
+            assert_eq!(raw.trim_matches('"'), word.text, "{:?}", word.span);
+        }
+        // `a` is 65,535 bytes after `x`, `b` 65,537.
+        assert_eq!(words[3].span.start - words[0].span.start, 65_535);
+        assert_eq!(words[4].span.start - words[0].span.start, 65_537);
+        assert!(words[5].quoted && !words[5].verbatim);
+        assert!(words[6].symbolic && words[6].verbatim);
     }
 
     #[test]

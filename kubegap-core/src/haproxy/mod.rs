@@ -144,8 +144,8 @@ impl std::fmt::Debug for LineText {
     }
 }
 
-/// One configuration line: keyword and arguments, each with its span (40 bytes: the words are
-/// a range of the file's words).
+/// One configuration line: keyword and arguments, each with its span (32 bytes: the words are
+/// a range of the file's words, stored from the start of the line's first word).
 #[derive(Clone)]
 pub struct Line {
     /// Where the words and their text are read from.
@@ -154,12 +154,17 @@ pub struct Line {
     first: u32,
     /// How many words; the first is the keyword. Never 0 for a parsed line.
     count: u32,
-    /// From the first to the last word (comments excluded).
+    /// From the first to the last word (comments excluded). The words are read from its start:
+    /// a line whose span is changed reads its words from elsewhere.
     pub span: Span,
     /// The innermost conditional branch the line sits in (index into
-    /// [`HaproxyConfig::branches`]).
-    cond: Option<u32>,
+    /// [`HaproxyConfig::branches`]), [`NO_BRANCH`] when none (not an `Option`: 8 bytes more
+    /// a line).
+    cond: u32,
 }
+
+/// [`Line::cond`] of a line outside any conditional block.
+const NO_BRANCH: u32 = u32::MAX;
 
 impl PartialEq for Line {
     fn eq(&self, other: &Line) -> bool {
@@ -174,7 +179,7 @@ impl std::fmt::Debug for Line {
         f.debug_struct("Line")
             .field("words", &self.words().map(|w| w.text).collect::<Vec<_>>())
             .field("span", &self.span)
-            .field("cond", &self.cond)
+            .field("cond", &self.cond())
             .finish()
     }
 }
@@ -183,7 +188,7 @@ impl Line {
     /// The innermost conditional branch the line sits in (index into
     /// [`HaproxyConfig::branches`]).
     pub fn cond(&self) -> Option<usize> {
-        self.cond.map(|c| c as usize)
+        (self.cond != NO_BRANCH).then_some(self.cond as usize)
     }
 
     /// The keyword (first word).
@@ -201,14 +206,23 @@ impl Line {
         if i >= self.count as usize {
             return None;
         }
-        self.text
-            .words
-            .resolve(self.span.file, &self.text.source, self.first as usize + i)
+        self.text.words.resolve(
+            self.span.file,
+            &self.text.source,
+            self.span.start,
+            self.first as usize + i,
+        )
     }
 
-    /// The text of the `i`-th word, `""` when absent.
+    /// The text of the `i`-th word, `""` when absent: [`Line::word`]'s text without its span
+    /// and flags (the rules compare keywords and arguments millions of times on a large file).
     pub fn text(&self, i: usize) -> &str {
-        self.word(i).map_or("", |w| w.text)
+        if i >= self.count as usize {
+            return "";
+        }
+        self.text
+            .words
+            .text(&self.text.source, self.span.start, self.first as usize + i)
     }
 
     /// How many words the line has, the keyword included.
@@ -234,13 +248,18 @@ impl Line {
         })
     }
 
+    /// The texts of the words in order, the keyword first ([`Line::text`] of each).
+    pub fn texts(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator + Clone {
+        (0..self.len()).map(move |i| self.text(i))
+    }
+
     /// Whether the line starts with these words (e.g. `["timeout", "client"]`).
     pub fn starts_with(&self, words: &[&str]) -> bool {
         words.len() <= self.len()
             && words
                 .iter()
-                .zip(self.words())
-                .all(|(want, have)| have.text == *want)
+                .enumerate()
+                .all(|(i, want)| self.text(i) == *want)
     }
 
     /// The span of words `from..` (to the end of the line); the line span when out of range.
@@ -401,8 +420,8 @@ pub fn parse(file: FileId, text: &str) -> (HaproxyConfig, Vec<ParseError>) {
 pub fn parse_shared(file: FileId, text: Arc<String>) -> (HaproxyConfig, Vec<ParseError>) {
     // First every line's words, into one store shared by the lines; then the lines.
     let mut words = Words::default();
-    // Per line with words: its first word and how many.
-    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    // Per line with words: its first word, how many, and where the first starts.
+    let mut ranges: Vec<(u32, u32, u32)> = Vec::new();
     // Lexing errors, each with the index in `ranges` of the line it is reported before.
     let mut lex_errors: Vec<(usize, ParseError)> = Vec::new();
     let mut offset = 0usize;
@@ -419,7 +438,8 @@ pub fn parse_shared(file: FileId, text: Arc<String>) -> (HaproxyConfig, Vec<Pars
             }
         }
         let first = words.len();
-        if let Some(e) = lexer::split_words(file, body, start, &mut words) {
+        let split = lexer::split_words(file, body, start, &mut words);
+        if let Some(e) = split.error {
             lex_errors.push((ranges.len(), ParseError::new(e.span, e.message)));
         }
         let count = words.len() - first;
@@ -427,6 +447,7 @@ pub fn parse_shared(file: FileId, text: Arc<String>) -> (HaproxyConfig, Vec<Pars
             ranges.push((
                 u32::try_from(first).unwrap_or(u32::MAX),
                 u32::try_from(count).unwrap_or(u32::MAX),
+                split.base,
             ));
         }
     }
@@ -448,20 +469,20 @@ pub fn parse_shared(file: FileId, text: Arc<String>) -> (HaproxyConfig, Vec<Pars
     // Lines seen outside any section (only possible before the first section header).
     let mut orphans = 0usize;
     let mut defaults = DefaultsSeen::default();
-    for (index, &(first, count)) in ranges.iter().enumerate() {
+    for (index, &(first, count, base)) in ranges.iter().enumerate() {
         while let Some((_, e)) = lex_errors.next_if(|(at, _)| *at <= index) {
             errors.push(e);
         }
         let store = &shared.words;
         let (Some(first_span), Some(last_span)) = (
-            store.span(file, first as usize),
-            store.span(file, (first + count - 1) as usize),
+            store.span(file, base, first as usize),
+            store.span(file, base, (first + count - 1) as usize),
         ) else {
             continue;
         };
         let span = first_span.to(last_span);
         if let Some(extra) = store
-            .span(file, first as usize + MAX_LINE_ARGS)
+            .span(file, base, first as usize + MAX_LINE_ARGS)
             .filter(|_| count as usize > MAX_LINE_ARGS)
         {
             errors.push(ParseError::new(
@@ -477,7 +498,9 @@ pub fn parse_shared(file: FileId, text: Arc<String>) -> (HaproxyConfig, Vec<Pars
             first,
             count,
             span,
-            cond: current.and_then(|c| u32::try_from(c).ok()),
+            cond: current
+                .and_then(|c| u32::try_from(c).ok())
+                .unwrap_or(NO_BRANCH),
         };
         // Conditional directives are never quoted.
         if !line.word(0).is_some_and(|w| w.quoted) && line.keyword().starts_with('.') {

@@ -33,7 +33,7 @@ impl<T> Effective<'_, T> {
                 } else {
                     1
                 };
-                let name: Vec<&str> = line.words().take(n).map(|w| w.text).collect();
+                let name: Vec<&str> = line.texts().take(n).collect();
                 Source::Directive {
                     name: name.join(" "),
                     span: line.span,
@@ -163,7 +163,7 @@ impl Server<'_> {
         } else {
             3
         };
-        self.line.words().skip(first_param).any(|x| x.text == w)
+        self.line.texts().skip(first_param).any(|x| x == w)
     }
 
     /// How many servers these lines declare, in total (saturating).
@@ -249,7 +249,7 @@ impl LongLived<'_> {
 /// [`Source::Directive`].
 pub fn cite(files: &SourceMap, line: &Line) -> String {
     Source::Directive {
-        name: line.words().map(|w| w.text).collect::<Vec<_>>().join(" "),
+        name: line.texts().collect::<Vec<_>>().join(" "),
         span: line.span,
     }
     .cite(files)
@@ -492,7 +492,7 @@ impl<'a> View<'a> {
         server.has_param("check")
             || defaults
                 .iter()
-                .any(|l| l.words().skip(1).any(|w| w.text == "check"))
+                .any(|l| l.texts().skip(1).any(|w| w == "check"))
     }
 
     /// A time-valued server keyword (`pool-purge-delay 10s`) from the server's line, else from
@@ -506,7 +506,7 @@ impl<'a> View<'a> {
         std::iter::once(server.line)
             .chain(defaults.iter().copied())
             .find_map(|line| {
-                let i = line.words().position(|w| w.text == param)?;
+                let i = line.texts().position(|w| w == param)?;
                 time_of(line, i + 1, false)
             })
     }
@@ -521,9 +521,9 @@ impl<'a> View<'a> {
         value: &str,
     ) -> bool {
         let has = |line: &Line| {
-            line.words()
-                .zip(line.words().skip(1))
-                .any(|(a, b)| a.text == param && b.text == value)
+            line.texts()
+                .zip(line.texts().skip(1))
+                .any(|(a, b)| a == param && b == value)
         };
         has(server.line) || defaults.iter().any(|l| has(l))
     }
@@ -534,9 +534,7 @@ impl<'a> View<'a> {
             .filter(|l| matches!(l.keyword(), "use_backend" | "default_backend"))
             .filter_map(|line| {
                 let backend = line.word(1)?;
-                let cond_at = line
-                    .words()
-                    .position(|w| w.text == "if" || w.text == "unless");
+                let cond_at = line.texts().position(|w| w == "if" || w == "unless");
                 let (condition, unless) = match cond_at {
                     Some(i) => (line.words().skip(i + 1).collect(), line.text(i) == "unless"),
                     None => (Vec::new(), false),
@@ -621,7 +619,7 @@ impl<'a> View<'a> {
                 .lines(index)
                 .filter(|l| l.keyword() == "acl" && l.len() > 2)
                 .filter(|l| {
-                    let words: Vec<&str> = l.words().skip(2).map(|w| w.text).collect();
+                    let words: Vec<&str> = l.texts().skip(2).collect();
                     logic::is_websocket_acl(&words)
                 })
                 .map(|l| (l.text(1), l))

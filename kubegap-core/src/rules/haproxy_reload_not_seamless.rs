@@ -100,9 +100,9 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         let master_worker = global_lines().any(|l| l.keyword() == "master-worker");
         let expose_fd = global_lines().any(|l| {
             l.starts_with(&["stats", "socket"])
-                && l.words()
-                    .zip(l.words().skip(1))
-                    .any(|(a, b)| a.text == "expose-fd" && b.text == "listeners")
+                && l.texts()
+                    .zip(l.texts().skip(1))
+                    .any(|(a, b)| a == "expose-fd" && b == "listeners")
         });
         // Evidence of the classic `haproxy -D -p PIDFILE -sf $(cat PIDFILE)` reload: `daemon`
         // with a `pidfile`. Without it, kubegap cannot see how HAProxy is started (`-W`/`-Ws`,
