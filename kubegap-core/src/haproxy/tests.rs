@@ -255,3 +255,54 @@ fn missing_time_values_are_errors() {
         ]
     );
 }
+
+#[test]
+fn lookups_follow_the_defaults_chain_as_chain_lists_it() {
+    let text = "defaults a\n    timeout client 5s\n    mode http\n\ndefaults b from a\n    timeout server 7s\n\nbackend be from b\n    server s 10.0.0.1:80\n\nbackend other\n    timeout connect 3s\n";
+    let mut config = clean(text);
+    let be = config
+        .sections
+        .iter()
+        .position(|s| s.name() == "be")
+        .unwrap();
+    let other = config
+        .sections
+        .iter()
+        .position(|s| s.name() == "other")
+        .unwrap();
+    let found = |config: &HaproxyConfig, section: usize, keyword: &str| {
+        let view = config.view(None);
+        let by_chain = view.chain(section).into_iter().find_map(|index| {
+            let line = view
+                .lines(index)
+                .filter(|l| l.keyword() == keyword)
+                .last()?;
+            Some((index, line.span))
+        });
+        let by_find = view
+            .find(section, |l| l.keyword() == keyword)
+            .map(|(index, line)| (index, line.span));
+        assert_eq!(by_find, by_chain, "{keyword} from section {section}");
+        by_find.map(|(index, _)| index)
+    };
+    // The parsed chain: be, b, a.
+    assert_eq!(found(&config, be, "timeout"), Some(1));
+    assert_eq!(found(&config, be, "mode"), Some(0));
+    assert_eq!(found(&config, be, "balance"), None);
+    // Links no parse makes (forward, and a loop): the same answers as `chain` gives.
+    config.sections[0].inherits = Some(other);
+    assert_eq!(found(&config, be, "mode"), Some(0));
+    assert_eq!(found(&config, be, "timeout"), Some(1));
+    assert_eq!(view_chain_len(&config, be), 4);
+    assert_eq!(found(&config, be, "balance"), None);
+    config.sections[other].inherits = Some(be);
+    assert_eq!(found(&config, be, "balance"), None);
+    config.sections[2].lines.clear();
+    config.sections[1].lines.clear();
+    config.sections[0].lines.clear();
+    assert_eq!(found(&config, be, "timeout"), Some(other));
+}
+
+fn view_chain_len(config: &HaproxyConfig, section: usize) -> usize {
+    config.view(None).chain(section).len()
+}

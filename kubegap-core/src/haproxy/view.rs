@@ -364,17 +364,37 @@ impl<'a> View<'a> {
 
     /// The last live line matching `pred` in the section, else in its defaults chain.
     pub fn find(&self, section: usize, pred: impl Fn(&Line) -> bool) -> Option<(usize, &'a Line)> {
-        for index in self.chain(section) {
-            let found = self.config.sections[index]
+        let last_in = |index: usize| {
+            self.config
+                .sections
+                .get(index)?
                 .lines
                 .iter()
                 .rev()
-                .find(|l| pred(l) && self.is_live(l));
-            if let Some(line) = found {
-                return Some((index, line));
+                .find(|l| pred(l) && self.is_live(l))
+                .map(|line| (index, line))
+        };
+        // The chain walked without making it ([`View::chain`] allocates, and the rules look
+        // settings up hundreds of thousands of times on a large file): a parsed section
+        // inherits from one declared before it, so the walk cannot loop; any other link goes
+        // through `chain` for the rest.
+        let mut index = section;
+        let mut walked = 0;
+        loop {
+            if let Some(found) = last_in(index) {
+                return Some(found);
+            }
+            walked += 1;
+            match self.config.sections.get(index).and_then(|s| s.inherits) {
+                Some(next) if next < index => index = next,
+                Some(_) => break,
+                None => return None,
             }
         }
-        None
+        self.chain(section)
+            .into_iter()
+            .skip(walked)
+            .find_map(last_in)
     }
 
     fn effective<T>(&self, found: Option<(usize, &'a Line)>, value: T) -> Effective<'a, T> {
