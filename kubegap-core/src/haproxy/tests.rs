@@ -293,16 +293,13 @@ fn lookups_follow_the_defaults_chain_as_chain_lists_it() {
     config.sections[0].inherits = Some(other);
     assert_eq!(found(&config, be, "mode"), Some(0));
     assert_eq!(found(&config, be, "timeout"), Some(1));
-    assert_eq!(view_chain_len(&config, be), 4);
+    assert_eq!(config.view(None).chain(be).len(), 4);
     assert_eq!(found(&config, be, "balance"), None);
     config.sections[other].inherits = Some(be);
     assert_eq!(found(&config, be, "balance"), None);
-    config.sections[2].lines.clear();
-    config.sections[1].lines.clear();
-    config.sections[0].lines.clear();
+    // Nothing left in be, b and a: the looked-up line is the forward link's.
+    for section in [be, 1, 0] {
+        config.sections[section].lines.clear();
+    }
     assert_eq!(found(&config, be, "timeout"), Some(other));
-}
-
-fn view_chain_len(config: &HaproxyConfig, section: usize) -> usize {
-    config.view(None).chain(section).len()
 }
