@@ -41,7 +41,7 @@ mod tests;
 pub use duration::{parse_time, Duration, DurationValue, TimeUnit};
 pub use lexer::Word;
 use lexer::Words;
-pub use view::{cite, Address, Effective, LongLived, Route, Server, View};
+pub use view::{cite, Address, Effective, LongLived, PerRequest, Route, Server, View};
 
 use std::sync::Arc;
 

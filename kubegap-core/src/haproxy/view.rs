@@ -255,6 +255,19 @@ pub fn cite(files: &SourceMap, line: &Line) -> String {
     .cite(files)
 }
 
+/// What `http-request set-timeout` rules do to a timeout ([`View::set_timeout`]).
+#[derive(Clone, Debug)]
+pub enum PerRequest<'a> {
+    /// No rule changes it.
+    Unchanged,
+    /// The last rule run sets this constant for every request: the time, its line and the
+    /// section of that line (the proxy or a defaults section).
+    Fixed(Duration, &'a Line, usize),
+    /// The last rule has a condition or an expression: some requests, or all, get a value
+    /// the configuration alone does not tell.
+    Varies(&'a Line),
+}
+
 /// Effective settings of one parsed configuration, for one HAProxy version.
 #[derive(Clone, Debug)]
 pub struct View<'a> {
@@ -411,6 +424,25 @@ impl<'a> View<'a> {
         let found = self.find(section, |l| l.starts_with(&["timeout", name]));
         let value = found.and_then(|(_, l)| time_of(l, 2, false));
         self.effective(found, value)
+    }
+
+    /// How `http-request set-timeout <name>` rules change a timeout per request: the last
+    /// such rule along the defaults chain (a proxy's own rules run after its defaults' ones)
+    /// in a `mode http` proxy; `tcp` proxies ignore `http-request` rules.
+    pub fn set_timeout(&self, section: usize, name: &str) -> PerRequest<'a> {
+        let Some((found_in, line)) = self.find(section, |l| {
+            l.starts_with(&["http-request", "set-timeout", name])
+        }) else {
+            return PerRequest::Unchanged;
+        };
+        if self.mode(section).value != "http" {
+            return PerRequest::Unchanged;
+        }
+        // `http-request set-timeout connect 3s`: four words, no `if`/`unless` condition.
+        match time_of(line, 3, false) {
+            Some(time) if line.len() == 4 => PerRequest::Fixed(time, line, found_in),
+            _ => PerRequest::Varies(line),
+        }
     }
 
     /// A global setting: the last live line with this keyword in any `global` section.

@@ -1,7 +1,7 @@
 //! `haproxy-retries-without-redispatch`: retries hammer the same dead server, and the worst
 //! case stall is `(retries + 1) × timeout connect`.
 
-use crate::haproxy::{logic, Server};
+use crate::haproxy::{logic, Line, PerRequest, Server, View};
 use crate::rule::prelude::*;
 use crate::value::duration::Millis;
 
@@ -17,6 +17,14 @@ declare_rule! {
     /// seconds. A stall of at most 20 seconds in a backend that does redispatch (HAProxy's
     /// recommended `timeout connect 5s` with the built-in `retries 3`) is reported as info
     /// only. The message gives the computed stall and where each number came from.
+    ///
+    /// In `mode http`, an unconditional `http-request set-timeout connect <time>` (recent
+    /// HAProxy versions; 2.6 accepts only `server` and `tunnel` there) along the backend's
+    /// defaults chain replaces `timeout connect` for every request and is the one used; a
+    /// conditional one, an expression, or one in a frontend that routes to the backend
+    /// changes it for some requests only, which the message says.
+    /// `mode log` backends (HAProxy 2.9+) are skipped: they send log messages to log
+    /// servers, without connections to retry or redispatch.
     ///
     /// ## Why is this bad?
     /// Without `option redispatch`, HAProxy retries a failed connection on the *same* server:
@@ -74,6 +82,7 @@ declare_rule! {
             "https://github.com/openshift/router/issues/654",
             "https://docs.haproxy.org/2.8/configuration.html#4.2-option%20redispatch",
             "https://docs.haproxy.org/2.8/configuration.html#4.2-retries",
+            "https://www.haproxy.com/documentation/haproxy-configuration-tutorials/protocol-support/syslog/",
         ],
         check: check,
         also_reports: [Info],
@@ -93,9 +102,43 @@ fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// A `http-request set-timeout connect` of a frontend that routes to `backend` (by its name
+/// or by a dynamic name), as a value that varies between requests. `setters` are the
+/// frontends with such a rule (usually none).
+fn frontend_set_timeout<'a>(
+    view: &View<'a>,
+    setters: &[(usize, &'a Line)],
+    backend: usize,
+    name: &str,
+) -> PerRequest<'a> {
+    setters
+        .iter()
+        .find(|(index, _)| {
+            *index != backend
+                && view
+                    .routes(*index)
+                    .iter()
+                    .any(|route| route.backend.text == name || route.backend.text.contains("%["))
+        })
+        .map_or(PerRequest::Unchanged, |(_, line)| PerRequest::Varies(line))
+}
+
 fn check(cx: &Context<'_>, sink: &mut Sink) {
     for view in cx.haproxy_views {
+        let setters: Vec<(usize, &Line)> = view
+            .proxies()
+            .filter(|(_, section)| section.kind.has_frontend())
+            .filter_map(|(index, _)| match view.set_timeout(index, "connect") {
+                PerRequest::Fixed(_, line, _) | PerRequest::Varies(line) => Some((index, line)),
+                PerRequest::Unchanged => None,
+            })
+            .collect();
         for (index, section) in view.backends() {
+            // A `mode log` backend (HAProxy 2.9+) sends log messages to log servers: no
+            // connection to retry, no request to stall.
+            if view.mode(index).value == "log" {
+                continue;
+            }
             let servers: u64 = Server::total(&view.servers(index));
             if servers == 0 {
                 continue;
@@ -106,11 +149,34 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             };
             let redispatch = view.option(index, "redispatch");
             let connect = view.timeout(index, "connect");
-            let connect_ms = connect
-                .value
-                .as_ref()
-                .and_then(|d| d.limit())
-                .and_then(|limit| limit);
+            // An unconditional `http-request set-timeout connect 3s` replaces `timeout connect`
+            // for every request; a conditional one, or an expression, for some requests only.
+            let per_request = match view.set_timeout(index, "connect") {
+                // The backend's own rules run last; without one, a frontend that routes here
+                // (by name or by a dynamic `%[...]` name) can set it for its requests.
+                PerRequest::Unchanged => {
+                    frontend_set_timeout(view, &setters, index, section.name())
+                }
+                own => own,
+            };
+            let (connect_ms, connect_cite, connect_line) = match &per_request {
+                PerRequest::Fixed(time, line, _) => (
+                    time.limit().and_then(|limit| limit),
+                    crate::haproxy::cite(cx.files, line),
+                    Some(*line),
+                ),
+                _ => (
+                    connect
+                        .value
+                        .as_ref()
+                        .and_then(|d| d.limit())
+                        .and_then(|limit| limit),
+                    connect.line.map_or_else(String::new, |line| {
+                        connect.cite_as(cx.files, &format!("timeout connect {}", line.text(2)))
+                    }),
+                    connect.line,
+                ),
+            };
             let stall = connect_ms.map(|ms| logic::retry_stall_ms(count, ms));
             // Only servers that are elsewhere are somewhere to redispatch to: loopback ones
             // (`127.0.0.1`, placeholders of disabled slots) are not.
@@ -125,12 +191,19 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 continue;
             }
             let retries_text = retries.cite_as(cx.files, &format!("retries {count}"));
-            let stall_text = match (stall, connect.line) {
-                (Some(stall), Some(line)) => format!(
-                    "with {} a request to a dead server waits up to {} ((retries + 1) × timeout connect) before failing",
-                    connect.cite_as(cx.files, &format!("timeout connect {}", line.text(2))),
-                    stall
-                ),
+            let stall_text = match (stall, connect_line) {
+                (Some(stall), Some(_)) => {
+                    let mut text = format!(
+                        "with {connect_cite} a request to a dead server waits up to {stall} ((retries + 1) × timeout connect) before failing"
+                    );
+                    if let PerRequest::Varies(line) = per_request {
+                        text.push_str(&format!(
+                            " (for the requests whose connect timeout {} does not change)",
+                            crate::haproxy::cite(cx.files, line)
+                        ));
+                    }
+                    text
+                }
                 _ => String::new(),
             };
             let message = if no_redispatch {
@@ -158,12 +231,12 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                 line.filter(|_| section_of == Some(index)).map(|l| l.span)
             };
             let primary = own(retries.line, retries.section)
-                .or_else(|| {
-                    if long_stall {
-                        own(connect.line, connect.section)
-                    } else {
-                        None
+                .or_else(|| match &per_request {
+                    PerRequest::Fixed(_, line, found_in) if long_stall => {
+                        own(Some(line), Some(*found_in))
                     }
+                    _ if long_stall => own(connect.line, connect.section),
+                    _ => None,
                 })
                 .unwrap_or(section.header_span());
             let finding = sink.report(primary, message);
@@ -177,10 +250,13 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
                     finding.label(line.span, "retries set here");
                 }
             }
-            if let Some(line) = connect.line {
+            if let Some(line) = connect_line {
                 if line.span != primary && stall.is_some() {
                     finding.label(line.span, "connect timeout set here");
                 }
+            }
+            if let (PerRequest::Varies(line), Some(_)) = (&per_request, stall) {
+                finding.label(line.span, "changes the connect timeout of some requests");
             }
             finding.help("add `option redispatch 1` so retries go to another server, and keep `(retries + 1) × timeout connect` under 10s (e.g. `retries 2`, `timeout connect 2s`)");
         }
