@@ -17,11 +17,14 @@ declare_rule! {
     /// toleration next to a `control-plane` one is the usual transition and is not flagged.
     ///
     /// ## Why is this bad?
-    /// After an upgrade the selector matches no node: pods stay Pending, or a spread or
-    /// anti-affinity term silently stops spreading. Reddit's Pi-Day outage (2023): Kubernetes
-    /// 1.24 stopped labelling control-plane nodes `node-role.kubernetes.io/master`; the Calico
-    /// route reflectors were selected by that label, so the cluster network went down for
-    /// 314 minutes.
+    /// Once nodes no longer carry the label, the selector matches no node: pods stay Pending,
+    /// or a spread or anti-affinity term silently stops spreading. Reddit's Pi-Day outage
+    /// (2023): Kubernetes 1.24 stopped labelling control-plane nodes
+    /// `node-role.kubernetes.io/master`; the Calico route reflectors were selected by that
+    /// label, so the cluster network went down for 314 minutes. That label is gone, so it is
+    /// an error. The beta labels are deprecated (since Kubernetes 1.22 the API server warns
+    /// about them in node selectors), but whether a cluster's nodes still carry them depends
+    /// on its version and cloud provider (some still set them): a warning.
     ///
     /// ## Example
     /// ```yaml,invalid
@@ -55,10 +58,11 @@ declare_rule! {
         id: "k8s-deprecated-node-labels",
         severity: Error,
         domain: Kubernetes,
-        summary: "node selectors or affinities on node labels Kubernetes removed or deprecated (warning for a stale `master` toleration, which leaves no pod Pending)",
+        summary: "node selectors or affinities on node labels Kubernetes removed (error) or deprecated (warning, like a stale `master` toleration, which leaves no pod Pending)",
         evidence: &[
             "https://www.reddit.com/r/RedditEng/comments/11xx5o0/you_broke_reddit_the_piday_outage/",
             "https://kubernetes.io/docs/reference/labels-annotations-taints/",
+            "https://github.com/kubernetes/kubernetes/pull/101688",
         ],
         check: check,
         workloads: check_workloads,
@@ -66,42 +70,56 @@ declare_rule! {
     }
 }
 
-/// (label, replacement, what happened to it).
-const DEPRECATED: &[(&str, &str, &str)] = &[
+/// (label, replacement, what happened to it, severity). A label nodes no longer carry leaves
+/// pods Pending: an error. A deprecated beta label is still on the nodes of many clusters
+/// (whether it is depends on the Kubernetes version and the cloud provider): a warning.
+const DEPRECATED: &[(&str, &str, &str, Severity)] = &[
     (
         "node-role.kubernetes.io/master",
         "node-role.kubernetes.io/control-plane",
         "is no longer set on control-plane nodes since Kubernetes 1.24",
+        Severity::Error,
     ),
     (
         "beta.kubernetes.io/arch",
         "kubernetes.io/arch",
-        "is deprecated since Kubernetes 1.14",
+        BETA_1_14,
+        Severity::Warning,
     ),
     (
         "beta.kubernetes.io/os",
         "kubernetes.io/os",
-        "is deprecated since Kubernetes 1.14",
+        BETA_1_14,
+        Severity::Warning,
     ),
     (
         "beta.kubernetes.io/instance-type",
         "node.kubernetes.io/instance-type",
-        "is deprecated since Kubernetes 1.17",
+        BETA_1_17,
+        Severity::Warning,
     ),
     (
         "failure-domain.beta.kubernetes.io/zone",
         "topology.kubernetes.io/zone",
-        "is deprecated since Kubernetes 1.17",
+        BETA_1_17,
+        Severity::Warning,
     ),
     (
         "failure-domain.beta.kubernetes.io/region",
         "topology.kubernetes.io/region",
-        "is deprecated since Kubernetes 1.17",
+        BETA_1_17,
+        Severity::Warning,
     ),
 ];
 
-fn deprecated(label: &str) -> Option<&'static (&'static str, &'static str, &'static str)> {
-    DEPRECATED.iter().find(|(l, _, _)| *l == label)
+const BETA_1_14: &str =
+    "is deprecated since Kubernetes 1.14 (whether nodes still carry it depends on the cluster)";
+const BETA_1_17: &str = "is deprecated since Kubernetes 1.17 (whether nodes still carry it depends on the cluster and its cloud provider)";
+
+fn deprecated(
+    label: &str,
+) -> Option<&'static (&'static str, &'static str, &'static str, Severity)> {
+    DEPRECATED.iter().find(|(l, _, _, _)| *l == label)
 }
 
 /// Reports `node` (a key or a value) if it is exactly a deprecated label. `owner` names the
@@ -110,7 +128,7 @@ fn report(sink: &mut Sink, node: NodeRef<'_>, field: &str, owner: &dyn Fn() -> S
     let Some(label) = node.as_str() else {
         return;
     };
-    let Some((label, replacement, fate)) = deprecated(label) else {
+    let Some((label, replacement, fate, severity)) = deprecated(label) else {
         return;
     };
     sink.report(
@@ -120,6 +138,7 @@ fn report(sink: &mut Sink, node: NodeRef<'_>, field: &str, owner: &dyn Fn() -> S
             owner()
         ),
     )
+    .severity(*severity)
     .help(format!(
         "use `{replacement}` (nodes of current clusters carry it)"
     ));
@@ -208,7 +227,7 @@ fn check_calico(sink: &mut Sink, cx: &Context<'_>, obj: &crate::k8s::Object) {
         let Some(text) = value.as_str() else {
             continue;
         };
-        let Some((label, replacement, fate)) = DEPRECATED.iter().find(|(l, _, _)| {
+        let Some((label, replacement, fate, severity)) = DEPRECATED.iter().find(|(l, _, _, _)| {
             text.match_indices(l).any(|(i, _)| {
                 // A whole label, not a prefix of a longer one.
                 let end = i + l.len();
@@ -226,6 +245,7 @@ fn check_calico(sink: &mut Sink, cx: &Context<'_>, obj: &crate::k8s::Object) {
                 obj.kind, obj.name
             ),
         )
+        .severity(*severity)
         .help(format!("use `{replacement}`"));
     }
 }
