@@ -11,7 +11,8 @@ declare_rule! {
     /// `minAvailable` is `100%` or at least the number of pods it covers (both fields are
     /// checked even when both are written, which the API server rejects anyway). The pod count is
     /// the sum over the workloads its selector matches in the input, each counted at its floor:
-    /// the HPA's `minReplicas` when an HPA scales it, else `replicas` (default 1).
+    /// the HPA's `minReplicas` when an HPA scales it (the message then says the budget
+    /// blocks evictions when the workload is autoscaled down), else `replicas` (default 1).
     /// Percentages are rounded up, as the disruption controller does.
     ///
     /// ## Why is this bad?
@@ -142,10 +143,19 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
         if required < total {
             continue;
         }
+        // An HPA's floor is the count only while it has scaled the workload down: say so.
+        let at_floor = counts
+            .iter()
+            .any(|(_, r)| matches!(r.source, pod::ReplicaSource::HpaMin { .. }));
+        let when = if at_floor {
+            " when autoscaled down to `minReplicas`"
+        } else {
+            ""
+        };
         let f = sink.report(
             cx.span(at),
             format!(
-                "`minAvailable: {amount}` in {describe} requires {required} of its {total} pod(s) up, so no pod can be evicted and node drains hang"
+                "`minAvailable: {amount}` in {describe} requires {required} of its {total} pod(s) up{when}, so no pod can be evicted and node drains hang"
             ),
         );
         for (w, r) in counts.iter().take(3) {
