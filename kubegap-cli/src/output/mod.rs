@@ -9,6 +9,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+mod pretty;
 pub mod sarif;
 
 /// Writes `items` rendered in parallel, in their order: rounds of `tasks` tasks, each task
@@ -108,7 +109,8 @@ pub(crate) fn lint_texts<S: AsRef<str>>(inputs: &[(S, &str)]) -> Report {
 
 /// Appends `value` as pretty JSON (`serde_json::to_writer_pretty`'s bytes) indented as it is
 /// `depth` levels (two spaces each) deep in a larger document: an item serialized alone, with
-/// the bytes it has inside the whole document.
+/// the bytes it has inside the whole document. Written by [`pretty::write`], whose strings are
+/// scanned a word at a time.
 pub fn write_pretty_at(
     out: &mut Vec<u8>,
     value: &impl serde::Serialize,
@@ -118,9 +120,7 @@ pub fn write_pretty_at(
         depth,
         has_value: false,
     };
-    value
-        .serialize(&mut serde_json::Serializer::with_formatter(out, formatter))
-        .map_err(std::io::Error::from)
+    pretty::write(out, formatter, value)
 }
 
 /// `serde_json`'s `PrettyFormatter` (two spaces a level) started `depth` levels deep. Writing
