@@ -170,6 +170,24 @@ fn servers_and_addresses() {
     assert!(!view.server_checked(&defaults, &servers[1]));
 }
 
+/// An IPv6 address without brackets is a host without a port; one colon is `host:port`.
+#[test]
+fn bare_ipv6_addresses_have_no_port() {
+    let text = "backend b\n  server a fe80::1\n  server b ::1\n  server c ipv6@2001:db8::7\n  server d db:5432\n  server e 1:2\n";
+    let config = clean(text);
+    let view = config.view(None);
+    let servers = view.servers(0);
+    let split = |i: usize| {
+        let a: Address = servers[i].address().unwrap();
+        (a.host, a.port)
+    };
+    assert_eq!(split(0), ("fe80::1".to_string(), None));
+    assert_eq!(split(1), ("::1".to_string(), None));
+    assert_eq!(split(2), ("2001:db8::7".to_string(), None));
+    assert_eq!(split(3), ("db".to_string(), Some("5432".to_string())));
+    assert_eq!(split(4), ("1".to_string(), Some("2".to_string())));
+}
+
 #[test]
 fn websocket_routes() {
     let text = "frontend fe\n  acl is_ws hdr(Upgrade) -i WebSocket\n  use_backend ws if is_ws\n  use_backend inline if { req.hdr(upgrade) -i websocket }\n  use_backend not_ws if !is_ws\n  default_backend web\nbackend ws\nbackend inline\nbackend not_ws\nbackend web\n";

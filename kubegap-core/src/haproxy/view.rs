@@ -108,7 +108,10 @@ impl Address {
                 }
                 None => ((rest_at, text.len()), None),
             }
-        } else if rest.parse::<std::net::Ipv6Addr>().is_ok() {
+        } else if rest.bytes().filter(|&b| b == b':').nth(1).is_some()
+            && rest.parse::<std::net::Ipv6Addr>().is_ok()
+        {
+            // (An IPv6 address has two colons at least: `host:port` is not tried as one.)
             ((rest_at, text.len()), None)
         } else {
             match rest.rfind(':') {

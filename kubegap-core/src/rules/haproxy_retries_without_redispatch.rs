@@ -139,8 +139,8 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             if view.mode(index).value == "log" {
                 continue;
             }
-            let servers: u64 = Server::total(&view.servers(index));
-            if servers == 0 {
+            let servers = view.servers(index);
+            if Server::total(&servers) == 0 {
                 continue;
             }
             let retries = view.retries(index);
@@ -180,8 +180,7 @@ fn check(cx: &Context<'_>, sink: &mut Sink) {
             let stall = connect_ms.map(|ms| logic::retry_stall_ms(count, ms));
             // Only servers that are elsewhere are somewhere to redispatch to: loopback ones
             // (`127.0.0.1`, placeholders of disabled slots) are not.
-            let remote: u64 = view
-                .servers(index)
+            let remote: u64 = servers
                 .iter()
                 .filter(|s| !s.address().is_some_and(|a| is_loopback(&a.host)))
                 .fold(0u64, |sum, s| sum.saturating_add(s.count()));
