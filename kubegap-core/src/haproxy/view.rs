@@ -161,12 +161,18 @@ impl Server<'_> {
 
     /// Whether the line itself carries the word `w` among its parameters.
     pub fn has_param(&self, w: &str) -> bool {
+        self.params().any(|x| x == w)
+    }
+
+    /// The words after the name and the address (after the count, too, for
+    /// `server-template`).
+    pub fn params(&self) -> impl Iterator<Item = &str> + '_ {
         let first_param = if self.line.keyword() == "server-template" {
             4
         } else {
             3
         };
-        self.line.texts().skip(first_param).any(|x| x == w)
+        self.line.texts().skip(first_param)
     }
 
     /// How many servers these lines declare, in total (saturating).
@@ -541,10 +547,16 @@ impl<'a> View<'a> {
     /// Whether a server has health checks (`check` on the line or on one of the section's
     /// `default-server` lines from [`View::default_servers`], and no `no-check`).
     pub fn server_checked(&self, defaults: &[&Line], server: &Server<'_>) -> bool {
-        if server.has_param("no-check") {
-            return false;
+        // One pass over the line's parameters for both words (four rules ask, per server).
+        let mut check = false;
+        for param in server.params() {
+            match param {
+                "no-check" => return false,
+                "check" => check = true,
+                _ => {}
+            }
         }
-        server.has_param("check")
+        check
             || defaults
                 .iter()
                 .any(|l| l.texts().skip(1).any(|w| w == "check"))
@@ -576,9 +588,13 @@ impl<'a> View<'a> {
         value: &str,
     ) -> bool {
         let has = |line: &Line| {
-            line.texts()
-                .zip(line.texts().skip(1))
-                .any(|(a, b)| a == param && b == value)
+            // Each word read once, kept as the next one's predecessor.
+            let mut previous = "";
+            line.texts().any(|word| {
+                let pair = previous == param && word == value;
+                previous = word;
+                pair
+            })
         };
         has(server.line) || defaults.iter().any(|l| has(l))
     }
