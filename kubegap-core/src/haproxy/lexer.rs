@@ -182,6 +182,28 @@ impl Words {
         })
     }
 
+    /// Whether [`Words::text`] of the word at `index` is `want`: a word whose length differs
+    /// is told apart from its four bytes, without reading the source (most of the rules'
+    /// comparisons, millions on a large file, are of a keyword with another keyword).
+    #[inline]
+    pub(crate) fn text_is(&self, source: &str, base: u32, index: usize, want: &str) -> bool {
+        let Some(&RawWord(packed)) = self.words.get(index) else {
+            return want.is_empty();
+        };
+        let len = (packed >> SHORT_LEN_SHIFT) & SHORT_LEN;
+        if packed & ALT == 0 && len != SHORT_LEN {
+            if len as usize != want.len() {
+                return false;
+            }
+            let start = base.saturating_add(packed & REL) as usize;
+            return source
+                .as_bytes()
+                .get(start..start.saturating_add(len as usize))
+                == Some(want.as_bytes());
+        }
+        self.text(source, base, index) == want
+    }
+
     /// The text of the word at `index` of a line whose first word starts at `base`, as
     /// [`Words::resolve`] gives it, `""` when there is none.
     #[inline]

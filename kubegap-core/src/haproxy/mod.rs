@@ -225,6 +225,20 @@ impl Line {
             .text(&self.text.source, self.span.start, self.first as usize + i)
     }
 
+    /// Whether the `i`-th word's text is `want` ([`Line::text`]`(i) == want`, most often
+    /// answered from the word's length alone).
+    pub fn is(&self, i: usize, want: &str) -> bool {
+        if i >= self.count as usize {
+            return want.is_empty();
+        }
+        self.text.words.text_is(
+            &self.text.source,
+            self.span.start,
+            self.first as usize + i,
+            want,
+        )
+    }
+
     /// How many words the line has, the keyword included.
     pub fn len(&self) -> usize {
         self.count as usize
@@ -255,11 +269,7 @@ impl Line {
 
     /// Whether the line starts with these words (e.g. `["timeout", "client"]`).
     pub fn starts_with(&self, words: &[&str]) -> bool {
-        words.len() <= self.len()
-            && words
-                .iter()
-                .enumerate()
-                .all(|(i, want)| self.text(i) == *want)
+        words.len() <= self.len() && words.iter().enumerate().all(|(i, want)| self.is(i, want))
     }
 
     /// The span of words `from..` (to the end of the line); the line span when out of range.

@@ -321,3 +321,41 @@ fn lookups_follow_the_defaults_chain_as_chain_lists_it() {
     }
     assert_eq!(found(&config, be, "timeout"), Some(other));
 }
+
+/// `Line::is(i, want)` is `Line::text(i) == want` for every word of lines with plain, quoted,
+/// escaped, variable, long (16 KiB) and far (past 64 KiB) words, and past the last word: for
+/// the word's own text, a prefix, a longer text, another text of the same length, and "".
+#[test]
+fn a_word_is_compared_as_its_text() {
+    let far = " ".repeat(70_000);
+    let long = "l".repeat(16_400);
+    let text = format!(
+        "backend b\n  server s \"q r\" 'x y' a\\ b ${{V}} é€ {long}{far} z \"\"\n  timeout connect 5s\n"
+    );
+    let config = clean(&text);
+    let lines: Vec<&Line> = config.sections.iter().flat_map(|s| &s.lines).collect();
+    assert_eq!(lines.len(), 2);
+    let mut compared = 0;
+    for line in lines {
+        for i in 0..=line.len() {
+            let own = line.text(i).to_string();
+            let mut other = own.clone().into_bytes();
+            if let Some(b) = other.last_mut() {
+                *b = if *b == b'z' { b'y' } else { b'z' };
+            }
+            let other = String::from_utf8_lossy(&other).into_owned();
+            let prefix: String = own.chars().take(own.chars().count() / 2).collect();
+            for want in [own.as_str(), &format!("{own}x"), &other, &prefix, ""] {
+                assert_eq!(
+                    line.is(i, want),
+                    line.text(i) == want,
+                    "word {i} {:?} against {want:?}",
+                    line.text(i)
+                );
+                compared += 1;
+            }
+            assert!(line.is(i, &own));
+        }
+    }
+    assert!(compared > 50);
+}

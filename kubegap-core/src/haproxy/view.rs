@@ -151,7 +151,7 @@ impl Server<'_> {
     /// fifth of a run over a 300,000-line haproxy.cfg (an allocation for the host and the
     /// port each, an IP parse).
     pub fn address(&self) -> Option<Address> {
-        let at = if self.line.keyword() == "server-template" {
+        let at = if self.line.is(0, "server-template") {
             3
         } else {
             2
@@ -167,7 +167,7 @@ impl Server<'_> {
     /// The words after the name and the address (after the count, too, for
     /// `server-template`).
     pub fn params(&self) -> impl Iterator<Item = &str> + '_ {
-        let first_param = if self.line.keyword() == "server-template" {
+        let first_param = if self.line.is(0, "server-template") {
             4
         } else {
             3
@@ -184,7 +184,7 @@ impl Server<'_> {
 
     /// How many servers the line declares (1, or the template count).
     pub fn count(&self) -> u64 {
-        if self.line.keyword() == "server-template" {
+        if self.line.is(0, "server-template") {
             self.template_count.unwrap_or(1)
         } else {
             1
@@ -462,7 +462,7 @@ impl<'a> View<'a> {
             .filter(|s| s.kind == SectionKind::Global)
             .flat_map(|s| s.lines.iter())
             .rev()
-            .find(|l| l.keyword() == keyword && self.is_live(l))
+            .find(|l| l.is(0, keyword) && self.is_live(l))
     }
 
     /// A global time setting (`hard-stop-after`, `close-spread-time`) with its line.
@@ -478,13 +478,13 @@ impl<'a> View<'a> {
         let found = self.find(section, |l| {
             l.starts_with(&["option", name]) || l.starts_with(&["no", "option", name])
         });
-        let value = found.is_some_and(|(_, l)| l.keyword() == "option");
+        let value = found.is_some_and(|(_, l)| l.is(0, "option"));
         self.effective(found, value)
     }
 
     /// The effective `mode` (`tcp`, `http`, ...). Built-in: `tcp`.
     pub fn mode(&self, section: usize) -> Effective<'a, &'a str> {
-        let found = self.find(section, |l| l.keyword() == "mode" && l.len() > 1);
+        let found = self.find(section, |l| l.is(0, "mode") && l.len() > 1);
         let value = found.map_or(logic::DEFAULT_MODE, |(_, l)| l.text(1));
         self.effective(found, value)
     }
@@ -492,7 +492,7 @@ impl<'a> View<'a> {
     /// The effective `http-reuse` policy (`never`, `safe`, `aggressive`, `always`): whether
     /// idle server connections are pooled. Built-in: `safe` (pooled).
     pub fn http_reuse(&self, section: usize) -> Effective<'a, &'a str> {
-        let found = self.find(section, |l| l.keyword() == "http-reuse" && l.len() > 1);
+        let found = self.find(section, |l| l.is(0, "http-reuse") && l.len() > 1);
         let value = found.map_or("safe", |(_, l)| l.text(1));
         self.effective(found, value)
     }
@@ -500,14 +500,14 @@ impl<'a> View<'a> {
     /// The effective `balance` algorithm (`roundrobin`, `random(2)`, ...). Built-in:
     /// `roundrobin`.
     pub fn balance(&self, section: usize) -> Effective<'a, &'a str> {
-        let found = self.find(section, |l| l.keyword() == "balance" && l.len() > 1);
+        let found = self.find(section, |l| l.is(0, "balance") && l.len() > 1);
         let value = found.map_or(logic::DEFAULT_BALANCE, |(_, l)| l.text(1));
         self.effective(found, value)
     }
 
     /// The effective `retries` (`None` when not a number). Built-in: 3.
     pub fn retries(&self, section: usize) -> Effective<'a, Option<u64>> {
-        let found = self.find(section, |l| l.keyword() == "retries");
+        let found = self.find(section, |l| l.is(0, "retries"));
         let value = match found {
             Some((_, l)) => l.text(1).parse().ok(),
             None => Some(logic::DEFAULT_RETRIES),
@@ -540,7 +540,7 @@ impl<'a> View<'a> {
         self.chain(section)
             .into_iter()
             .flat_map(|s| self.lines(s).collect::<Vec<_>>())
-            .filter(|l| l.keyword() == "default-server")
+            .filter(|l| l.is(0, "default-server"))
             .collect()
     }
 
@@ -688,7 +688,7 @@ impl<'a> View<'a> {
         for (index, section) in self.proxies() {
             let acls: Vec<(&str, &Line)> = self
                 .lines(index)
-                .filter(|l| l.keyword() == "acl" && l.len() > 2)
+                .filter(|l| l.is(0, "acl") && l.len() > 2)
                 .filter(|l| {
                     let words: Vec<&str> = l.texts().skip(2).collect();
                     logic::is_websocket_acl(&words)
