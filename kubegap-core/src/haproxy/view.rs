@@ -161,18 +161,18 @@ impl Server<'_> {
 
     /// Whether the line itself carries the word `w` among its parameters.
     pub fn has_param(&self, w: &str) -> bool {
-        self.params().any(|x| x == w)
+        self.param_indexes().any(|i| self.line.is(i, w))
     }
 
-    /// The words after the name and the address (after the count, too, for
+    /// The indexes of the words after the name and the address (after the count, too, for
     /// `server-template`).
-    pub fn params(&self) -> impl Iterator<Item = &str> + '_ {
+    fn param_indexes(&self) -> std::ops::Range<usize> {
         let first_param = if self.line.is(0, "server-template") {
             4
         } else {
             3
         };
-        self.line.texts().skip(first_param)
+        first_param.min(self.line.len())..self.line.len()
     }
 
     /// How many servers these lines declare, in total (saturating).
@@ -549,17 +549,16 @@ impl<'a> View<'a> {
     pub fn server_checked(&self, defaults: &[&Line], server: &Server<'_>) -> bool {
         // One pass over the line's parameters for both words (four rules ask, per server).
         let mut check = false;
-        for param in server.params() {
-            match param {
-                "no-check" => return false,
-                "check" => check = true,
-                _ => {}
+        for i in server.param_indexes() {
+            if server.line.is(i, "no-check") {
+                return false;
             }
+            check = check || server.line.is(i, "check");
         }
         check
             || defaults
                 .iter()
-                .any(|l| l.texts().skip(1).any(|w| w == "check"))
+                .any(|l| (1..l.len()).any(|i| l.is(i, "check")))
     }
 
     /// A time-valued server keyword (`pool-purge-delay 10s`) from the server's line, else from
@@ -587,15 +586,7 @@ impl<'a> View<'a> {
         param: &str,
         value: &str,
     ) -> bool {
-        let has = |line: &Line| {
-            // Each word read once, kept as the next one's predecessor.
-            let mut previous = "";
-            line.texts().any(|word| {
-                let pair = previous == param && word == value;
-                previous = word;
-                pair
-            })
-        };
+        let has = |line: &Line| (1..line.len()).any(|i| line.is(i - 1, param) && line.is(i, value));
         has(server.line) || defaults.iter().any(|l| has(l))
     }
 
