@@ -6,7 +6,9 @@
 //! writing 75,000 findings of a 300k-line haproxy.cfg, 93 MB of JSON, that loop was 11.5 % of
 //! the run's instructions. Everything else is the formatter's: the layout, the escapes
 //! themselves ([`Formatter::write_char_escape`]) and the numbers, so the bytes are
-//! `serde_json`'s (the tests compare both on every kind of value and on random strings).
+//! `serde_json`'s (the tests compare both on every kind of serde value and on every byte value
+//! at each place of a word and of a string's last bytes, and the word test with the byte-by-byte
+//! definition on random words).
 
 use std::io;
 
