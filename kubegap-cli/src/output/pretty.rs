@@ -404,56 +404,59 @@ impl<'a, 'o, F: Formatter> ser::Serializer for &'a mut Pretty<'o, F> {
     }
 }
 
-impl<F: Formatter> ser::SerializeSeq for Compound<'_, '_, F> {
-    type Ok = ();
-    type Error = Error;
+/// The array-like compounds: each item through [`Compound::element`], closed by
+/// [`Compound::end_array`] (serde names the item method of some `serialize_element`, of the
+/// others `serialize_field`).
+macro_rules! array_like {
+    ($($trait:ident $method:ident;)*) => {
+        $(impl<F: Formatter> ser::$trait for Compound<'_, '_, F> {
+            type Ok = ();
+            type Error = Error;
 
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
+            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
+                self.element(value)
+            }
 
-    fn end(self) -> Result {
-        self.end_array()
-    }
+            fn end(self) -> Result {
+                self.end_array()
+            }
+        })*
+    };
 }
 
-impl<F: Formatter> ser::SerializeTuple for Compound<'_, '_, F> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-
-    fn end(self) -> Result {
-        self.end_array()
-    }
+array_like! {
+    SerializeSeq serialize_element;
+    SerializeTuple serialize_element;
+    SerializeTupleStruct serialize_field;
+    SerializeTupleVariant serialize_field;
 }
 
-impl<F: Formatter> ser::SerializeTupleStruct for Compound<'_, '_, F> {
-    type Ok = ();
-    type Error = Error;
+/// The structs: each field a key and its value, closed by [`Compound::end_object`].
+macro_rules! struct_like {
+    ($($trait:ident;)*) => {
+        $(impl<F: Formatter> ser::$trait for Compound<'_, '_, F> {
+            type Ok = ();
+            type Error = Error;
 
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result {
+                self.key(key)?;
+                self.value(value)
+            }
 
-    fn end(self) -> Result {
-        self.end_array()
-    }
+            fn end(self) -> Result {
+                self.end_object()
+            }
+        })*
+    };
 }
 
-impl<F: Formatter> ser::SerializeTupleVariant for Compound<'_, '_, F> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-
-    fn end(self) -> Result {
-        self.end_array()
-    }
+struct_like! {
+    SerializeStruct;
+    SerializeStructVariant;
 }
 
 impl<F: Formatter> ser::SerializeMap for Compound<'_, '_, F> {
@@ -465,34 +468,6 @@ impl<F: Formatter> ser::SerializeMap for Compound<'_, '_, F> {
     }
 
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.value(value)
-    }
-
-    fn end(self) -> Result {
-        self.end_object()
-    }
-}
-
-impl<F: Formatter> ser::SerializeStruct for Compound<'_, '_, F> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.key(key)?;
-        self.value(value)
-    }
-
-    fn end(self) -> Result {
-        self.end_object()
-    }
-}
-
-impl<F: Formatter> ser::SerializeStructVariant for Compound<'_, '_, F> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.key(key)?;
         self.value(value)
     }
 
