@@ -150,24 +150,37 @@ impl<F: Formatter> Pretty<'_, F> {
         Ok(())
     }
 
-    fn open_array(&mut self, len: Option<usize>) -> Result<State> {
-        self.f.begin_array(self.out)?;
+    /// `[` or `{` (the formatter's `begin`), closed at once (its `end`) when declared empty,
+    /// as `serde_json` does.
+    fn open(&mut self, len: Option<usize>, begin: Call<F>, end: Call<F>) -> Result<State> {
+        begin(&mut self.f, self.out)?;
         if len == Some(0) {
-            self.f.end_array(self.out)?;
+            end(&mut self.f, self.out)?;
             return Ok(State::Empty);
         }
         Ok(State::First)
     }
 
+    fn open_array(&mut self, len: Option<usize>) -> Result<State> {
+        self.open(len, F::begin_array, F::end_array)
+    }
+
     fn open_object(&mut self, len: Option<usize>) -> Result<State> {
-        self.f.begin_object(self.out)?;
-        if len == Some(0) {
-            self.f.end_object(self.out)?;
-            return Ok(State::Empty);
-        }
-        Ok(State::First)
+        self.open(len, F::begin_object, F::end_object)
+    }
+
+    /// A value between the formatter's `begin_string` and `end_string` (an object key that is
+    /// not a string).
+    fn quoted(&mut self, write: impl FnOnce(&mut F, &mut Vec<u8>) -> io::Result<()>) -> Result {
+        self.f.begin_string(self.out)?;
+        write(&mut self.f, self.out)?;
+        self.f.end_string(self.out)?;
+        Ok(())
     }
 }
+
+/// A formatter method that writes without arguments (`begin_array`, `end_object`, ...).
+type Call<F> = fn(&mut F, &mut Vec<u8>) -> io::Result<()>;
 
 /// Where a compound is: closed already (declared empty), before its first item, or after one.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -195,9 +208,10 @@ impl<F: Formatter> Compound<'_, '_, F> {
         Ok(())
     }
 
-    fn end_array(self) -> Result {
+    /// `]` or `}` (the formatter's `end`) unless closed already, then the variant's object.
+    fn close(self, end: Call<F>) -> Result {
         if self.state != State::Empty {
-            self.ser.f.end_array(self.ser.out)?;
+            end(&mut self.ser.f, self.ser.out)?;
         }
         if self.variant {
             self.ser.close_variant()?;
@@ -221,16 +235,6 @@ impl<F: Formatter> Compound<'_, '_, F> {
         self.ser.f.begin_object_value(self.ser.out)?;
         value.serialize(&mut *self.ser)?;
         self.ser.f.end_object_value(self.ser.out)?;
-        Ok(())
-    }
-
-    fn end_object(self) -> Result {
-        if self.state != State::Empty {
-            self.ser.f.end_object(self.ser.out)?;
-        }
-        if self.variant {
-            self.ser.close_variant()?;
-        }
         Ok(())
     }
 }
@@ -405,7 +409,7 @@ impl<'a, 'o, F: Formatter> ser::Serializer for &'a mut Pretty<'o, F> {
 }
 
 /// The array-like compounds: each item through [`Compound::element`], closed by
-/// [`Compound::end_array`] (serde names the item method of some `serialize_element`, of the
+/// [`Compound::close`] (serde names the item method of some `serialize_element`, of the
 /// others `serialize_field`).
 macro_rules! array_like {
     ($($trait:ident $method:ident;)*) => {
@@ -418,7 +422,7 @@ macro_rules! array_like {
             }
 
             fn end(self) -> Result {
-                self.end_array()
+                self.close(F::end_array)
             }
         })*
     };
@@ -431,7 +435,7 @@ array_like! {
     SerializeTupleVariant serialize_field;
 }
 
-/// The structs: each field a key and its value, closed by [`Compound::end_object`].
+/// The structs: each field a key and its value, closed by [`Compound::close`].
 macro_rules! struct_like {
     ($($trait:ident;)*) => {
         $(impl<F: Formatter> ser::$trait for Compound<'_, '_, F> {
@@ -448,7 +452,7 @@ macro_rules! struct_like {
             }
 
             fn end(self) -> Result {
-                self.end_object()
+                self.close(F::end_object)
             }
         })*
     };
@@ -472,7 +476,7 @@ impl<F: Formatter> ser::SerializeMap for Compound<'_, '_, F> {
     }
 
     fn end(self) -> Result {
-        self.end_object()
+        self.close(F::end_object)
     }
 }
 
@@ -489,10 +493,7 @@ fn key_must_be_a_string() -> Error {
 macro_rules! quoted_numbers {
     ($($method:ident $ty:ty => $write:ident;)*) => {
         $(fn $method(self, v: $ty) -> Result {
-            self.ser.f.begin_string(self.ser.out)?;
-            self.ser.f.$write(self.ser.out, v)?;
-            self.ser.f.end_string(self.ser.out)?;
-            Ok(())
+            self.ser.quoted(|f, out| f.$write(out, v))
         })*
     };
 }
@@ -530,10 +531,7 @@ impl<F: Formatter> ser::Serializer for KeySerializer<'_, '_, F> {
     }
 
     fn serialize_bool(self, v: bool) -> Result {
-        self.ser.f.begin_string(self.ser.out)?;
-        self.ser.f.write_bool(self.ser.out, v)?;
-        self.ser.f.end_string(self.ser.out)?;
-        Ok(())
+        self.ser.quoted(|f, out| f.write_bool(out, v))
     }
 
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result {
@@ -548,20 +546,14 @@ impl<F: Formatter> ser::Serializer for KeySerializer<'_, '_, F> {
         if !v.is_finite() {
             return Err(Error(io::Error::other("float key must be finite")));
         }
-        self.ser.f.begin_string(self.ser.out)?;
-        self.ser.f.write_f32(self.ser.out, v)?;
-        self.ser.f.end_string(self.ser.out)?;
-        Ok(())
+        self.ser.quoted(|f, out| f.write_f32(out, v))
     }
 
     fn serialize_f64(self, v: f64) -> Result {
         if !v.is_finite() {
             return Err(Error(io::Error::other("float key must be finite")));
         }
-        self.ser.f.begin_string(self.ser.out)?;
-        self.ser.f.write_f64(self.ser.out, v)?;
-        self.ser.f.end_string(self.ser.out)?;
-        Ok(())
+        self.ser.quoted(|f, out| f.write_f64(out, v))
     }
 
     fn serialize_bytes(self, _: &[u8]) -> Result {
